@@ -1,0 +1,94 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Strict settings shared by every Swift target.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "feedagg",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "feedagg", targets: ["feedagg"]),
+        .library(name: "FeedCore", targets: ["FeedCore"]),
+        .library(name: "FeedaggTesting", targets: ["FeedaggTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    ],
+    targets: [
+        // C libraries, wrapped by exactly one Swift target each.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
+
+        // The engine: FeedSource plugin API, item model, pagination, merge. No C, no I/O library.
+        .target(name: "FeedCore", swiftSettings: strict),
+
+        // HTTP transport on libcurl's multi interface.
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "FeedCore"], swiftSettings: strict),
+
+        // feeds.yaml loader on libyaml.
+        .target(name: "FeedConfig", dependencies: ["CYAML", "FeedCore"], swiftSettings: strict),
+
+        // Built-in source modules: each depends on the core only.
+        .target(name: "GitHubSource", dependencies: ["FeedCore"], swiftSettings: strict),
+        .target(name: "PhotosSource", dependencies: ["FeedCore"], swiftSettings: strict),
+
+        // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+
+        // Recorded exchanges (Fixtures/) and the server that replays them.
+        .target(name: "FeedReplay", dependencies: ["FeedCore", "LoopbackServer"], swiftSettings: strict),
+
+        // Application layer: source registry, pull orchestration, rendering, exit codes.
+        .target(
+            name: "FeedaggKit",
+            dependencies: [
+                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "FeedReplay",
+            ],
+            swiftSettings: strict),
+
+        // The thin command-line executable.
+        .executableTarget(
+            name: "feedagg",
+            dependencies: [
+                "FeedaggKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        // Test support: the bench server launcher, fixture helpers, loud test doubles.
+        .target(
+            name: "FeedaggTesting",
+            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay"],
+            swiftSettings: strict),
+
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedaggTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "CurlHTTPTests", dependencies: ["CurlHTTP", "FeedCore", "FeedaggTesting", "LoopbackServer"],
+            swiftSettings: strict),
+        .testTarget(name: "FeedConfigTests", dependencies: ["FeedConfig", "FeedCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SourceTests",
+            dependencies: ["GitHubSource", "PhotosSource", "FeedCore", "CurlHTTP", "FeedaggTesting", "FeedReplay"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FeedaggTests",
+            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer"],
+            swiftSettings: strict),
+    ]
+)
