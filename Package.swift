@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "feedagg",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "feedagg", targets: ["feedagg"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),

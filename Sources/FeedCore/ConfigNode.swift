@@ -10,9 +10,8 @@ public final class SourceFile: Sendable {
     /// Creates a source file from its path and full text.
     public init(path: String, text: String) {
         self.path = path
-        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-        }
+        // `\r\n` is one Character, and libyaml counts CR, LF, CRLF, NEL, LS and PS as breaks too.
+        self.lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
     }
 
     /// The 1-based line `number`, if it exists.

@@ -1,0 +1,38 @@
+# feedagg — the two commands of the README are `make demo` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+BIN := .build/release/feedagg
+APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev pkg-config python3
+
+.PHONY: deps build release demo test bench fixtures clean
+
+# Installs the Debian packages the build needs, only when one is missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product feedagg
+
+# The main job on the embedded default: feeds.yaml over the recorded Fixtures/, offline.
+demo: release
+	$(BIN) pull --config feeds.yaml --replay Fixtures
+
+# The whole test suite (unit, loopback HTTP, bench server, CLI end to end).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Re-record Fixtures/ from the bench server (../shared/bench/ghserver.py), credentials scrubbed.
+fixtures: release
+	Scripts/record-fixtures.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,83 @@
+public import FeedCore
+
+/// A validated feeds.yaml: its feeds in file order, its defaults, its settings and its warnings.
+public struct FeedsDocument: Sendable {
+    /// The declared feeds, in file order.
+    public var feeds: [FeedDeclaration]
+    /// The top-level `defaults:` mapping, if any (each feed sees only the keys its source accepts).
+    public var defaults: ConfigNode?
+    /// The top-level `settings:` block, with defaults for what it does not give.
+    public var settings: Settings
+    /// Problems that do not stop a run, rendered `file:line:col: warning: …`.
+    public var warnings: [String]
+
+    /// Creates a document.
+    public init(feeds: [FeedDeclaration], defaults: ConfigNode?, settings: Settings, warnings: [String]) {
+        self.feeds = feeds
+        self.defaults = defaults
+        self.settings = settings
+        self.warnings = warnings
+    }
+
+    /// The engine-wide `settings:` block of feeds.yaml.
+    public struct Settings: Sendable, Equatable {
+        /// `max_connections_per_host`: connections open at once to one host (1...64).
+        public var maxConnectionsPerHost: Int
+        /// `page_concurrency`: pages of one feed fetched at once (1...64).
+        public var pageConcurrency: Int
+        /// `connect_timeout`: seconds allowed to establish a connection.
+        public var connectTimeout: Double
+        /// `timeout`: seconds allowed for a whole request.
+        public var timeout: Double
+        /// `user_agent`: the `User-Agent` header sent with every request.
+        public var userAgent: String
+
+        /// The accepted keys, sorted.
+        public static let keys = [
+            "connect_timeout", "max_connections_per_host", "page_concurrency", "timeout", "user_agent",
+        ]
+        /// The range of `max_connections_per_host` and `page_concurrency`.
+        public static let concurrencyRange = 1...64
+        /// The `User-Agent` used when `user_agent` is not given.
+        public static let defaultUserAgent = "feedagg/0.1"
+        /// The largest timeout accepted, in seconds (one day).
+        public static let maximumTimeout = 86_400.0
+
+        /// Creates settings; every argument defaults to what an absent key means.
+        public init(
+            maxConnectionsPerHost: Int = 6, pageConcurrency: Int = 8, connectTimeout: Double = 10,
+            timeout: Double = 60, userAgent: String = defaultUserAgent
+        ) {
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.pageConcurrency = pageConcurrency
+            self.connectTimeout = connectTimeout
+            self.timeout = timeout
+            self.userAgent = userAgent
+        }
+    }
+}
+
+/// One `- name: …` entry of the `feeds:` list, checked against its source type.
+public struct FeedDeclaration: Sendable {
+    /// The unique feed name.
+    public var name: String
+    /// The `source:` type name, one of the descriptors the loader was given.
+    public var sourceType: String
+    /// The feed's own mapping.
+    public var node: ConfigNode
+    /// Where the list item starts (its `-`).
+    public var location: SourceLocation
+    /// Typed access to the feed's keys over the defaults that apply to its source type.
+    public var parameters: FeedParameters
+
+    /// Creates a declaration.
+    public init(
+        name: String, sourceType: String, node: ConfigNode, location: SourceLocation, parameters: FeedParameters
+    ) {
+        self.name = name
+        self.sourceType = sourceType
+        self.node = node
+        self.location = location
+        self.parameters = parameters
+    }
+}

@@ -1,0 +1,307 @@
+public import Foundation
+
+/// A declared feed, ready to pull: its name, its source instance and common settings.
+public struct Feed: Sendable {
+    /// The source instance built from the feed's parameters.
+    public var source: any FeedSource
+    /// Name, base URL, page size, page limit.
+    public var context: FeedContext
+
+    /// Creates a feed.
+    public init(source: any FeedSource, context: FeedContext) {
+        self.source = source
+        self.context = context
+    }
+
+    /// The feed's name.
+    public var name: String { context.name }
+}
+
+/// One HTTP exchange as the engine saw it, for `--verbose` logs (never carries credentials).
+public struct RequestRecord: Sendable {
+    /// The feed that made the request.
+    public var feed: String
+    /// The method.
+    public var method: String
+    /// The URL, secrets redacted.
+    public var url: String
+    /// The status, or `nil` when no response arrived.
+    public var status: Int?
+    /// Body bytes received.
+    public var bytes: Int
+    /// Wall time of the exchange.
+    public var duration: Duration
+    /// Whether the response came from a local cache.
+    public var fromCache: Bool
+    /// The transport failure, if any.
+    public var failure: String?
+}
+
+/// Observers of a pull, e.g. the CLI's request log and progress line.
+public struct PullEvents: Sendable {
+    /// Called after every HTTP exchange.
+    public var requestFinished: @Sendable (RequestRecord) -> Void
+    /// Called after every page is decoded.
+    public var pageFinished: @Sendable (_ feed: String) -> Void
+    /// Called when a feed completes (successfully or not).
+    public var feedFinished: @Sendable (FeedResult) -> Void
+
+    /// Creates observers; each defaults to doing nothing.
+    public init(
+        requestFinished: @escaping @Sendable (RequestRecord) -> Void = { _ in },
+        pageFinished: @escaping @Sendable (String) -> Void = { _ in },
+        feedFinished: @escaping @Sendable (FeedResult) -> Void = { _ in }
+    ) {
+        self.requestFinished = requestFinished
+        self.pageFinished = pageFinished
+        self.feedFinished = feedFinished
+    }
+}
+
+/// The outcome of pulling one feed. Items fetched before a failure are kept.
+public struct FeedResult: Sendable {
+    /// The feed's name.
+    public var feed: String
+    /// Its source type.
+    public var source: String
+    /// Items in wire order, pages in order.
+    public var items: [FeedItem]
+    /// Pages fetched and decoded.
+    public var pages: Int
+    /// HTTP requests made.
+    public var requests: Int
+    /// Why the feed failed, if it did.
+    public var error: FeedError?
+    /// Non-fatal remarks (`stopped at max_pages = 3; more pages exist`).
+    public var notes: [String]
+    /// Wall time of the feed's pull.
+    public var duration: Duration
+
+    /// Whether the pull completed without error.
+    public var succeeded: Bool { error == nil }
+}
+
+/// The engine: walks a feed's pages with its pagination strategy through a transport.
+///
+/// When page 1 reveals the page count, the remaining pages are fetched concurrently (at most
+/// ``pageConcurrency`` at once) and still delivered in page order; otherwise the walk follows
+/// next links one by one, refusing to revisit a URL.
+public struct FeedEngine: Sendable {
+    /// The HTTP seam.
+    public var transport: any HTTPTransport
+    /// Pages of one feed in flight at once during fan-out.
+    public var pageConcurrency: Int
+    /// Observers.
+    public var events: PullEvents
+    /// The clock used for durations.
+    public var clock: ContinuousClock
+
+    /// Creates an engine.
+    public init(transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents()) {
+        self.transport = transport
+        self.pageConcurrency = max(1, pageConcurrency)
+        self.events = events
+        self.clock = ContinuousClock()
+    }
+
+    /// Pulls every feed concurrently; results are in the order of `feeds`.
+    public func pull(_ feeds: [Feed]) async -> [FeedResult] {
+        await withTaskGroup(of: (Int, FeedResult).self) { group in
+            for (index, feed) in feeds.enumerated() {
+                group.addTask { (index, await self.pull(feed)) }
+            }
+            var results = [FeedResult?](repeating: nil, count: feeds.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+    }
+
+    /// Pulls one feed.
+    public func pull(_ feed: Feed) async -> FeedResult {
+        let start = clock.now
+        var walk = Walk(engine: self, feed: feed)
+        await walk.run()
+        let result = FeedResult(
+            feed: feed.name, source: feed.source.typeName, items: walk.items, pages: walk.pages,
+            requests: walk.requests, error: walk.error, notes: walk.notes, duration: clock.now - start)
+        events.feedFinished(result)
+        return result
+    }
+
+    /// The request the engine sends for `url` on behalf of `feed`.
+    public func request(for url: URL, feed: Feed) -> HTTPRequest {
+        var headers = feed.source.requestHeaders
+        if Origin(url) == Origin(feed.context.baseURL) {
+            for field in feed.source.credentialHeaders { headers.set(field.name, field.value) }
+        }
+        return HTTPRequest(url: url, headers: headers)
+    }
+
+    /// Fetches and decodes one page; never throws, failures come back as ``FeedError``.
+    func fetch(_ url: URL, number: Int, feed: Feed) async -> Result<(DecodedPage, PageOutcome), FeedError> {
+        let request = request(for: url, feed: feed)
+        let started = clock.now
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            let transportError =
+                (error as? TransportError)
+                ?? TransportError(kind: .other, url: url, detail: String(describing: error))
+            events.requestFinished(
+                RequestRecord(
+                    feed: feed.name, method: request.method, url: Redaction.redact(url), status: nil, bytes: 0,
+                    duration: clock.now - started, fromCache: false, failure: transportError.description))
+            return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError)))
+        }
+        events.requestFinished(
+            RequestRecord(
+                feed: feed.name, method: request.method, url: Redaction.redact(url), status: response.status,
+                bytes: response.body.count, duration: clock.now - started, fromCache: response.fromCache, failure: nil))
+        guard (200..<300).contains(response.status) else {
+            return .failure(
+                FeedError(
+                    feed: feed.name, url: url, page: number,
+                    reason: .httpStatus(response.status, message: HTTPStatus.message(fromBody: response.body))))
+        }
+        let page = FetchedPage(number: number, url: url, response: response)
+        do {
+            let decoded = try feed.source.decodePage(page)
+            let outcome = PageOutcome(
+                number: number, url: url, headers: response.headers, totals: decoded.totals,
+                itemCount: decoded.items.count, pageSize: feed.context.pageSize)
+            events.pageFinished(feed.name)
+            return .success((decoded, outcome))
+        } catch let error as PageDecodeError {
+            return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .decode(error)))
+        } catch {
+            return .failure(
+                FeedError(
+                    feed: feed.name, url: url, page: number,
+                    reason: .decode(PageDecodeError(path: "$", String(describing: error)))))
+        }
+    }
+}
+
+/// The mutable state of one feed's walk.
+private struct Walk {
+    let engine: FeedEngine
+    let feed: Feed
+    var items: [FeedItem] = []
+    var pages = 0
+    var requests = 0
+    var error: FeedError?
+    var notes: [String] = []
+    var visited: Set<String> = []
+
+    init(engine: FeedEngine, feed: Feed) {
+        self.engine = engine
+        self.feed = feed
+    }
+
+    var strategy: any PaginationStrategy { feed.source.pagination }
+    var maxPages: Int { feed.context.maxPages ?? Int.max }
+
+    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome) {
+        items.append(contentsOf: decoded.items)
+        pages += 1
+        visited.insert(outcome.url.absoluteString)
+    }
+
+    mutating func run() async {
+        let first = strategy.firstPage(feed.source.firstPageURL, pageSize: feed.context.pageSize)
+        requests += 1
+        guard case .success(let (decoded, outcome)) = await fetchOrRecord(first, number: 1) else { return }
+        accept(decoded, outcome)
+        var last = outcome
+
+        if let remaining = strategy.remainingPages(after: outcome), !remaining.isEmpty {
+            let allowed = Array(remaining.prefix(max(0, maxPages - 1)))
+            if allowed.count < remaining.count {
+                notes.append("stopped at max_pages = \(maxPages) of \(remaining.count + 1) pages")
+            }
+            guard let tail = await fanOut(allowed) else { return }
+            last = tail
+            if allowed.count < remaining.count { return }
+        }
+        await walkSequentially(from: last)
+    }
+
+    /// Follows next links from `page` until the end, a cycle, a failure or `max_pages`.
+    mutating func walkSequentially(from page: PageOutcome) async {
+        var current = page
+        while let next = strategy.nextPage(after: current) {
+            if visited.contains(next.absoluteString) {
+                error = FeedError(feed: feed.name, url: next, page: pages + 1, reason: .paginationCycle)
+                return
+            }
+            if pages >= maxPages {
+                notes.append("stopped at max_pages = \(maxPages); more pages exist")
+                return
+            }
+            requests += 1
+            guard case .success(let (decoded, outcome)) = await fetchOrRecord(next, number: pages + 1) else { return }
+            accept(decoded, outcome)
+            current = outcome
+        }
+    }
+
+    /// Fetches `urls` (pages 2…) concurrently, bounded, and accepts them in order. Returns the
+    /// last page's outcome, or `nil` after a failure (pages before the failing one are kept).
+    mutating func fanOut(_ urls: [URL]) async -> PageOutcome? {
+        let engine = self.engine
+        let feed = self.feed
+        let base = pages
+        requests += urls.count
+        let results = await withTaskGroup(of: (Int, Result<(DecodedPage, PageOutcome), FeedError>).self) { group in
+            var slots = [Result<(DecodedPage, PageOutcome), FeedError>?](repeating: nil, count: urls.count)
+            var next = 0
+            func launch(_ group: inout TaskGroup<(Int, Result<(DecodedPage, PageOutcome), FeedError>)>) {
+                let index = next
+                let url = urls[index]
+                group.addTask { (index, await engine.fetch(url, number: base + index + 1, feed: feed)) }
+                next += 1
+            }
+            while next < min(urls.count, engine.pageConcurrency) { launch(&group) }
+            for await (index, result) in group {
+                slots[index] = result
+                if next < urls.count { launch(&group) }
+            }
+            return slots
+        }
+        var last: PageOutcome?
+        for result in results {
+            switch result {
+            case .success(let (decoded, outcome))?:
+                accept(decoded, outcome)
+                last = outcome
+            case .failure(let failure)?:
+                error = failure
+                return nil
+            case nil:
+                return nil
+            }
+        }
+        return last
+    }
+
+    mutating func fetchOrRecord(_ url: URL, number: Int) async -> Result<(DecodedPage, PageOutcome), FeedError> {
+        let result = await engine.fetch(url, number: number, feed: feed)
+        if case .failure(let failure) = result { error = failure }
+        return result
+    }
+}
+
+/// Scheme, host and port of a URL, for same-origin checks.
+public struct Origin: Hashable, Sendable {
+    let scheme: String
+    let host: String
+    let port: Int
+
+    /// The origin of `url`.
+    public init(_ url: URL) {
+        scheme = url.scheme?.lowercased() ?? ""
+        host = url.host?.lowercased() ?? ""
+        port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+    }
+}

@@ -1,0 +1,102 @@
+public import Foundation
+
+/// Why a feed's pull failed, with the context a user needs: feed, URL, page, cause.
+public struct FeedError: Error, Sendable, CustomStringConvertible {
+    /// The cause.
+    public enum Reason: Sendable {
+        /// The server answered with a non-success status (and maybe a message from the body).
+        case httpStatus(Int, message: String?)
+        /// No HTTP response: connection, timeout, size cap…
+        case transport(TransportError)
+        /// The body was not the shape the source expects.
+        case decode(PageDecodeError)
+        /// A next link pointed at a page already fetched.
+        case paginationCycle
+        /// The feed's configuration could not be turned into a source.
+        case configuration(String)
+    }
+
+    /// The feed's name.
+    public var feed: String
+    /// The URL that failed (secrets redacted).
+    public var url: String
+    /// The 1-based page of the walk, when the failure belongs to one.
+    public var page: Int?
+    /// The cause.
+    public var reason: Reason
+
+    /// Creates a feed error; `url` is redacted here.
+    public init(feed: String, url: URL?, page: Int?, reason: Reason) {
+        self.feed = feed
+        self.url = url.map { Redaction.redact($0) } ?? ""
+        self.page = page
+        self.reason = reason
+    }
+
+    /// The cause alone, e.g. `HTTP 404 Not Found: Not Found`.
+    public var cause: String {
+        switch reason {
+        case .httpStatus(let status, let message):
+            let phrase = HTTPStatus.phrase(status)
+            var text = "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")"
+            if let message, !message.isEmpty { text += ": \(message)" }
+            return text
+        case .transport(let error):
+            return "\(error.kind.rawValue): \(error.detail)"
+        case .decode(let error):
+            return "unexpected response: \(error.message) at \(error.path)"
+        case .paginationCycle:
+            return "pagination cycle: the next link points at a page already fetched"
+        case .configuration(let message):
+            return message
+        }
+    }
+
+    /// One line: `feed 'x': GET <url> (page N): <cause>`.
+    public var description: String {
+        var text = "feed '\(feed)'"
+        if !url.isEmpty { text += ": GET \(url)" }
+        if let page { text += " (page \(page))" }
+        return text + ": " + cause
+    }
+}
+
+/// Reason phrases for the statuses APIs actually send.
+public enum HTTPStatus {
+    /// The standard reason phrase of `code`, or an empty string.
+    public static func phrase(_ code: Int) -> String {
+        switch code {
+        case 200: return "OK"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 409: return "Conflict"
+        case 410: return "Gone"
+        case 422: return "Unprocessable Entity"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return ""
+        }
+    }
+
+    /// A short message from an error body: GitHub's `{"message": …}`, else the first line of text.
+    public static func message(fromBody body: Data) -> String? {
+        guard !body.isEmpty else { return nil }
+        if let object = try? JSONSerialization.jsonObject(with: body.prefix(65_536)) as? [String: Any],
+            let message = (object["message"] ?? object["error"]) as? String
+        {
+            return String(message.prefix(300))
+        }
+        let text = String(decoding: body.prefix(300), as: UTF8.self)
+        if text.contains("<") { return nil }  // HTML error pages say nothing useful in one line
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.trimmingCharacters(in: .whitespaces).isEmpty ? nil : line
+    }
+}

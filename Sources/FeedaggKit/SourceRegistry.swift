@@ -1,0 +1,67 @@
+public import FeedCore
+public import Foundation
+import GitHubSource
+import PhotosSource
+
+/// The source types a run knows, passed to the loader and the engine (never a global).
+public struct SourceRegistry: Sendable {
+    /// The registered types, in registration order.
+    public let types: [any FeedSource.Type]
+
+    /// Creates a registry of `types`.
+    public init(_ types: [any FeedSource.Type]) {
+        self.types = types
+    }
+
+    /// The built-in sources: GitHub repositories, members and gists, and 500px photos.
+    public static let builtIn = SourceRegistry([
+        GitHubReposSource.self, GitHubMembersSource.self, GitHubGistsSource.self, FiveHundredPxSource.self,
+    ])
+
+    /// Every type's descriptor.
+    public var descriptors: [SourceDescriptor] { types.map { $0.descriptor } }
+
+    /// The type registered as `name`.
+    public func type(named name: String) -> (any FeedSource.Type)? {
+        types.first { $0.descriptor.typeName == name }
+    }
+
+    /// Builds a feed from its parameters; `baseURLOverride` replaces the origin (replay mode),
+    /// keeping the path of the configured base URL.
+    public func makeFeed(
+        name: String, sourceType: String, parameters: FeedParameters, baseURLOverride: URL? = nil
+    ) throws -> Feed {
+        guard let type = type(named: sourceType) else {
+            throw ConfigError(
+                "unknown source type '\(sourceType)'", at: parameters.node.location,
+                notes: ["known source types: \(descriptors.map(\.typeName).sorted().joined(separator: ", "))"])
+        }
+        let descriptor = type.descriptor
+        var baseURL = try parameters.url("base_url") ?? URL(string: descriptor.defaultBaseURL)
+        if let override = baseURLOverride, let configured = baseURL {
+            baseURL = Self.rebase(configured, onto: override)
+        }
+        guard let baseURL else {
+            throw ConfigError("source '\(sourceType)' has no usable default base URL", at: parameters.node.location)
+        }
+        let pageSize =
+            try parameters.integer("per_page", in: 1...descriptor.maxPageSize) ?? descriptor.defaultPageSize
+        let maxPages = try parameters.integer("max_pages", in: 1...1_000_000)
+        let context = FeedContext(name: name, baseURL: baseURL, pageSize: pageSize, maxPages: maxPages)
+        return Feed(source: try type.init(feed: context, parameters: parameters), context: context)
+    }
+
+    /// `url` with the scheme, host and port of `origin`, and `origin`'s path prepended.
+    static func rebase(_ url: URL, onto origin: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let target = URLComponents(url: origin, resolvingAgainstBaseURL: false)
+        else { return origin }
+        components.scheme = target.scheme
+        components.host = target.host
+        components.port = target.port
+        var prefix = target.percentEncodedPath
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        components.percentEncodedPath = prefix + components.percentEncodedPath
+        return components.url ?? origin
+    }
+}

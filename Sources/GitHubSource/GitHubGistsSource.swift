@@ -1,0 +1,135 @@
+public import FeedCore
+public import Foundation
+
+/// `github.gists`: public gists, everyone's (`/gists/public`) or one user's (`/users/:user/gists`).
+///
+/// Items are titled with the description (on one line), else the first file name, else the gist id, and
+/// summarised as `2 files: a.py (Python), b.md (Markdown)`. Files are listed by name: a JSON
+/// object's key order does not survive decoding, and sorting keeps the output deterministic.
+/// The author is `owner`, else the 2012-era `user`, else none (anonymous gists).
+///
+/// Ordering: recorded responses (2012, 2014, 2017, 2018) come newest-*created* first, while
+/// `updated_at` — the item's `sortDate` — is not monotonic on the wire (an old gist edited
+/// recently stays at its creation position). So the wire order is ``ItemOrdering/unordered``.
+public struct GitHubGistsSource: FeedSource {
+    /// The source type's static facts.
+    public static let descriptor = SourceDescriptor(
+        typeName: "github.gists",
+        summary: "public gists, of everyone or of one GitHub user",
+        parameters: [
+            ParameterSpec("user", .string, "list this user's gists (default: everyone's public gists)"),
+            ParameterSpec("since", .date, "only gists updated at or after this time (sent as 'since')"),
+            GitHubAPI.tokenParameter,
+        ],
+        pagination: GitHubAPI.paginationSummary,
+        defaultBaseURL: GitHubAPI.defaultBaseURL,
+        defaultPageSize: GitHubAPI.defaultPageSize,
+        maxPageSize: GitHubAPI.maxPageSize)
+
+    /// Whose gists are listed: `nil` for everyone's public gists.
+    public let user: String?
+    /// The `since` filter, if any.
+    public let since: Date?
+    /// `/gists/public` or `/users/:user/gists`, with `since` when given.
+    public let firstPageURL: URL
+    private let token: Secret?
+    private let webRoot: URL?
+
+    /// Reads `user`, `since` and `token`.
+    public init(feed: FeedContext, parameters: FeedParameters) throws {
+        user = try parameters.string("user")
+        if user?.isEmpty == true {
+            throw ConfigError("'user' must not be empty", at: parameters.value("user")?.location ?? parameters.node.location)
+        }
+        since = try parameters.date("since")
+        token = try parameters.secret("token")
+        webRoot = GitHubAPI.webRoot(for: feed.baseURL)
+        let path = user.map { "/users/\(GitHubAPI.segment($0))/gists" } ?? "/gists/public"
+        firstPageURL = feed.endpoint(path, query: since.map { [("since", ISO8601.string(from: $0))] } ?? [])
+    }
+
+    /// Link-header pagination with `per_page`.
+    public var pagination: any PaginationStrategy { GitHubAPI.pagination }
+    /// `Accept` and `X-GitHub-Api-Version`.
+    public var requestHeaders: HTTPHeaders { GitHubAPI.requestHeaders }
+    /// `Authorization: Bearer` when a token is configured.
+    public var credentialHeaders: HTTPHeaders { GitHubAPI.credentialHeaders(token) }
+    /// Newest-created first is not newest-updated first: unordered (see the type's documentation).
+    public var ordering: ItemOrdering { .unordered }
+
+    /// Maps a JSON array of gists to items.
+    public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
+        let elements = try JSONPage.elements(GistDTO.self, in: page)
+        let items = try elements.map { element -> FeedItem in
+            let gist = element.value
+            let path = "$[\(element.index)]"
+            let files = gist.sortedFiles
+            let author = gist.owner ?? gist.user
+            return FeedItem(
+                id: "\(Self.descriptor.typeName):\(gist.id)",
+                title: GitHubAPI.oneLine(gist.description) ?? files.first?.name ?? gist.id,
+                summary: Self.summary(files),
+                url: GitHubAPI.nonEmpty(gist.htmlURL),
+                author: author?.author(webRoot: webRoot),
+                imageURL: GitHubAPI.nonEmpty(author?.avatarURL),
+                published: try GitHubAPI.timestamp(gist.createdAt, at: "\(path).created_at"),
+                updated: try GitHubAPI.timestamp(gist.updatedAt, at: "\(path).updated_at"),
+                raw: element.raw)
+        }
+        return DecodedPage(items: items)
+    }
+
+    /// At most this many file names in a summary.
+    static let summaryFileLimit = 10
+
+    /// `1 file: a.py (Python)`, `3 files: a, b (Shell), c`, `… and 2 more`; `nil` without files.
+    static func summary(_ files: [GistDTO.File]) -> String? {
+        guard !files.isEmpty else { return nil }
+        let shown = files.prefix(summaryFileLimit).map { file in
+            file.language.map { "\(file.name) (\($0))" } ?? file.name
+        }
+        var text = "\(files.count) \(files.count == 1 ? "file" : "files"): " + shown.joined(separator: ", ")
+        if files.count > summaryFileLimit { text += " and \(files.count - summaryFileLimit) more" }
+        return text
+    }
+}
+
+/// The fields of a gist that `github.gists` reads. `owner` is absent before 2014; `user` is the
+/// 2012 name for it and is null afterwards.
+struct GistDTO: Decodable, Sendable {
+    var id: String
+    var description: String?
+    var htmlURL: String?
+    var files: [String: FileDTO]?
+    var owner: GitHubUserDTO?
+    var user: GitHubUserDTO?
+    var createdAt: String?
+    var updatedAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, description, files, owner, user
+        case htmlURL = "html_url"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    /// One entry of `files`.
+    struct FileDTO: Decodable, Sendable {
+        var filename: String?
+        var language: String?
+    }
+
+    /// A file as shown in a summary.
+    struct File: Sendable, Equatable {
+        var name: String
+        var language: String?
+    }
+
+    /// The files ordered by name (case-insensitively, then exactly, for a stable order).
+    var sortedFiles: [File] {
+        (files ?? [:]).map { key, file in
+            File(name: GitHubAPI.nonEmpty(file.filename) ?? key, language: GitHubAPI.nonEmpty(file.language))
+        }
+        .sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
+    }
+}

@@ -1,0 +1,227 @@
+public import FeedCore
+public import Foundation
+
+/// `photos.500px`: a 500px photo stream (`/v1/photos?feature=…`).
+///
+/// - `feature` defaults to `popular`, the stream the 500px API serves when none is named (and
+///   the one every recorded response used); `editors`, `upcoming`, `fresh_today`… select others.
+/// - `consumer_key` is 500px's API key. 500px only accepts it as a query parameter, so it is part
+///   of the URL rather than a credential header; ``Redaction`` removes it from printed URLs.
+/// - The common `per_page` is sent as `rpp`; pages are numbered (`page`) and the body's
+///   `current_page`/`total_pages`/`total_items` let the engine fetch the rest concurrently.
+///
+/// Items: title = `name` (`Untitled` when empty), summary = `description` as plain text (tags
+/// removed, entities decoded, whitespace collapsed, at most 200 characters), image = `image_url`
+/// (relative values resolved against `base_url`), author = the photographer, published =
+/// `created_at`. Feature streams are ranked, not dated: ``ItemOrdering/unordered``.
+public struct FiveHundredPxSource: FeedSource {
+    /// The stream used when a feed names none.
+    public static let defaultFeature = "popular"
+    /// The web site that photo and profile pages live on.
+    static let webRoot = "https://500px.com"
+    /// The longest summary, in characters.
+    static let summaryLimit = 200
+
+    /// The source type's static facts.
+    public static let descriptor = SourceDescriptor(
+        typeName: "photos.500px",
+        summary: "a 500px photo stream (popular, editors, upcoming, fresh_today, …)",
+        parameters: [
+            ParameterSpec("feature", .string, "photo stream: popular (default), editors, upcoming, fresh_today, …"),
+            ParameterSpec("only", .string, "only photos of this category name, e.g. Landscapes"),
+            ParameterSpec("consumer_key", .secret, "500px consumer key, sent as the 'consumer_key' query parameter"),
+        ],
+        pagination: "page number (page, rpp), totals from the body",
+        defaultBaseURL: "https://api.500px.com",
+        defaultPageSize: 20,
+        maxPageSize: 100)
+
+    /// The stream requested.
+    public let feature: String
+    /// The category filter, if any.
+    public let only: String?
+    /// `/v1/photos?feature=…[&only=…][&consumer_key=…]` under the feed's `base_url`.
+    public let firstPageURL: URL
+    private let baseURL: URL
+
+    /// Reads `feature`, `only` and `consumer_key`.
+    public init(feed: FeedContext, parameters: FeedParameters) throws {
+        feature = try parameters.string("feature") ?? Self.defaultFeature
+        guard !feature.isEmpty else {
+            throw ConfigError(
+                "'feature' must not be empty", at: parameters.value("feature")?.location ?? parameters.node.location)
+        }
+        only = try parameters.string("only").flatMap { $0.isEmpty ? nil : $0 }
+        let key = try parameters.secret("consumer_key")
+        baseURL = feed.baseURL
+        var query = [("feature", feature)]
+        if let only { query.append(("only", only)) }
+        if let key { query.append(("consumer_key", key.value)) }
+        firstPageURL = feed.endpoint("/v1/photos", query: query)
+    }
+
+    /// `?page=N&rpp=M`, stopping on the body's totals or a short page.
+    public var pagination: any PaginationStrategy {
+        PageNumberPagination(pageParameter: "page", pageSizeParameter: "rpp")
+    }
+    /// `Accept: application/json`.
+    public var requestHeaders: HTTPHeaders { ["Accept": "application/json"] }
+    /// Ranked streams have no date order.
+    public var ordering: ItemOrdering { .unordered }
+
+    /// Maps the envelope `{current_page, total_pages, total_items, photos: [...]}` to items and totals.
+    public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
+        try JSONPage.requireJSON(page)
+        try Self.requireEnvelope(page.response.body)
+        let elements = try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])
+        let items = try elements.map { element in
+            try item(element.value, raw: element.raw, path: "$.photos[\(element.index)]")
+        }
+        let totals = PageTotals(
+            currentPage: try JSONPage.integerMember("current_page", in: page),
+            totalPages: try JSONPage.integerMember("total_pages", in: page),
+            totalItems: try JSONPage.integerMember("total_items", in: page))
+        let reported = totals.currentPage != nil || totals.totalPages != nil || totals.totalItems != nil
+        return DecodedPage(items: items, totals: reported ? totals : nil)
+    }
+
+    /// Rejects a body that is not an object, naming the shape that was expected.
+    private static func requireEnvelope(_ body: Data) throws {
+        let first = body.first { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) }
+        guard let first, first != UInt8(ascii: "{") else { return }
+        let found = switch first {
+        case UInt8(ascii: "["): "a bare array"
+        case UInt8(ascii: "\""): "a string"
+        case UInt8(ascii: "n"): "null"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
+        default: "a number"
+        }
+        throw PageDecodeError(
+            path: "$",
+            "expected the 500px envelope object {current_page, total_pages, total_items, photos: [...]}, found \(found)")
+    }
+
+    private func item(_ photo: PhotoDTO, raw: Data, path: String) throws -> FeedItem {
+        let title = photo.name.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+        let summary = photo.description.map { PlainText.summary(fromHTML: $0, limit: Self.summaryLimit) }
+        var published: Date?
+        if let created = photo.createdAt, !created.isEmpty {
+            guard let date = ISO8601.date(from: created) else {
+                throw PageDecodeError(
+                    path: "\(path).created_at", "expected an ISO 8601 timestamp, found '\(created.prefix(40))'")
+            }
+            published = date
+        }
+        return FeedItem(
+            id: "\(Self.descriptor.typeName):\(photo.id)",
+            title: title,
+            summary: summary.flatMap { $0.isEmpty ? nil : $0 },
+            url: pageURL(photo),
+            author: photo.user.flatMap(author),
+            imageURL: photo.bestImageURL.flatMap { Self.absolute($0, against: baseURL) },
+            published: published,
+            raw: raw)
+    }
+
+    /// The photo's web page: its `url` made absolute on 500px.com, else `/photo/<id>`.
+    private func pageURL(_ photo: PhotoDTO) -> String {
+        if let path = photo.url, !path.isEmpty, let absolute = Self.onWeb(path) { return absolute }
+        return "\(Self.webRoot)/photo/\(photo.id)"
+    }
+
+    private func author(_ user: PhotoDTO.User) -> FeedAuthor? {
+        let username = user.username.flatMap { $0.isEmpty ? nil : $0 }
+        let fullname = user.fullname.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 }
+        guard let name = fullname ?? username else { return nil }
+        let avatar = [user.userpicHTTPSURL, user.userpicURL].lazy.compactMap { $0 }.first { !$0.isEmpty }
+        return FeedAuthor(
+            name: name,
+            url: username.map { "\(Self.webRoot)/\(QueryEncoding.encode($0))" },
+            avatarURL: avatar.flatMap(Self.onWeb))
+    }
+
+    /// `reference` resolved against the 500px web site.
+    static func onWeb(_ reference: String) -> String? {
+        URL(string: webRoot).flatMap { absolute(reference, against: $0) }
+    }
+
+    /// `reference` resolved against `base` (unchanged when already absolute); `nil` if unparsable.
+    static func absolute(_ reference: String, against base: URL) -> String? {
+        if let url = URL(string: reference), url.scheme != nil { return url.absoluteString }
+        return URL(string: reference, relativeTo: base)?.absoluteURL.absoluteString
+    }
+}
+
+/// The fields of a 500px photo that `photos.500px` reads.
+struct PhotoDTO: Decodable, Sendable {
+    var id: Int
+    var name: String?
+    var description: String?
+    var url: String?
+    var imageURL: ImageURLField?
+    var images: [Image]?
+    var createdAt: String?
+    var user: User?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, description, url, images, user
+        case imageURL = "image_url"
+        case createdAt = "created_at"
+    }
+
+    /// `image_url` is a string, or an array of strings when several `image_size`s were asked for.
+    enum ImageURLField: Decodable, Sendable {
+        case one(String)
+        case many([String])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let many = try? container.decode([String].self) {
+                self = .many(many)
+            } else {
+                self = .one(try container.decode(String.self))
+            }
+        }
+
+        /// The last (largest requested) URL.
+        var best: String? {
+            switch self {
+            case .one(let url): url.isEmpty ? nil : url
+            case .many(let urls): urls.last { !$0.isEmpty }
+            }
+        }
+    }
+
+    /// One entry of `images`.
+    struct Image: Decodable, Sendable {
+        var size: Int?
+        var url: String?
+        var httpsURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case size, url
+            case httpsURL = "https_url"
+        }
+    }
+
+    /// The photographer.
+    struct User: Decodable, Sendable {
+        var username: String?
+        var fullname: String?
+        var userpicURL: String?
+        var userpicHTTPSURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case username, fullname
+            case userpicURL = "userpic_url"
+            case userpicHTTPSURL = "userpic_https_url"
+        }
+    }
+
+    /// `image_url`, else the largest entry of `images`.
+    var bestImageURL: String? {
+        if let best = imageURL?.best { return best }
+        let largest = (images ?? []).max { ($0.size ?? 0) < ($1.size ?? 0) }
+        return [largest?.httpsURL, largest?.url].lazy.compactMap { $0 }.first { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,69 @@
+import FeedCore
+import Foundation
+import Testing
+
+@Suite("JSON page decoding")
+struct JSONPageTests {
+    struct Repo: Decodable, Sendable {
+        var id: Int
+        var name: String
+    }
+
+    func page(_ body: String, type: String = "application/json; charset=utf-8") -> FetchedPage {
+        FetchedPage(
+            number: 1, url: URL(string: "https://h.test/x")!,
+            response: HTTPResponse(status: 200, headers: ["Content-Type": type], body: Data(body.utf8), url: URL(string: "https://h.test/x")!))
+    }
+
+    @Test("elements keep their raw bytes")
+    func raw() throws {
+        let elements = try JSONPage.elements(Repo.self, in: page(#" [ {"id": 1, "name": "a", "x": [1, {"y": "]"}]} , {"id":2,"name":"b\"}"} ] "#))
+        #expect(elements.map(\.value.id) == [1, 2])
+        #expect(String(decoding: elements[0].raw, as: UTF8.self) == #"{"id": 1, "name": "a", "x": [1, {"y": "]"}]}"#)
+        #expect(elements[1].value.name == #"b"}"#)
+    }
+
+    @Test("envelope member and totals")
+    func envelope() throws {
+        let p = page(#"{"current_page": 2, "total_pages": null, "photos": [{"id": 5, "name": "p"}], "total_items": 41}"#)
+        #expect(try JSONPage.elements(Repo.self, in: p, at: ["photos"]).map(\.value.id) == [5])
+        #expect(try JSONPage.integerMember("current_page", in: p) == 2)
+        #expect(try JSONPage.integerMember("total_pages", in: p) == nil)
+        #expect(try JSONPage.integerMember("total_items", in: p) == 41)
+    }
+
+    @Test("located errors", arguments: [
+        (#"[{"id": 1, "name": null}]"#, [String](), "$[0].name", "expected a string, found null"),
+        (#"[{"id": 1}]"#, [], "$[0]", "missing required key 'name'"),
+        (#"{"photos": []}"#, [], "$", "expected an array, found an object"),
+        (#"[{"id": 1, "name": "a"}"#, [], "$", "malformed JSON: unterminated array"),
+        (#"[1, 2"#, [], "$", "malformed JSON: unterminated array"),
+        (#"[{"id": 1, "name": "a"}]"#, ["photos"], "$", "expected an object with key 'photos', found an array"),
+        (#"{"total": 3}"#, ["photos"], "$", "missing required key 'photos'"),
+        (#"[{"id": 99999999999999999999999, "name": "a"}]"#, [], "$[0]", "malformed JSON: The given data was not valid JSON. (invalid syntax, or a number out of range)"),
+    ])
+    func errors(_ body: String, _ path: [String], _ where_: String, _ message: String) {
+        do {
+            _ = try JSONPage.elements(Repo.self, in: page(body), at: path)
+            Issue.record("expected an error for \(body)")
+        } catch let error as PageDecodeError {
+            #expect(error.path == where_)
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("HTML served as 200 and empty bodies are refused")
+    func notJSON() {
+        #expect(throws: PageDecodeError.self) { try JSONPage.elements(Repo.self, in: page("<html>oops</html>", type: "text/html")) }
+        #expect(throws: PageDecodeError.self) { try JSONPage.elements(Repo.self, in: page("<!DOCTYPE html>", type: "application/json")) }
+        #expect(throws: PageDecodeError.self) { try JSONPage.elements(Repo.self, in: page("   ")) }
+    }
+
+    @Test("nesting depth is bounded")
+    func depth() {
+        let deep = "[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "]"
+        #expect(throws: PageDecodeError.self) { try JSONPage.elements(Repo.self, in: page(deep)) }
+    }
+}

@@ -1,0 +1,89 @@
+import FeedCore
+import Foundation
+import Testing
+
+@Suite("Pagination strategies")
+struct PaginationTests {
+    func outcome(_ url: String, number: Int = 1, link: String? = nil, totals: PageTotals? = nil, items: Int, size: Int)
+        -> PageOutcome
+    {
+        var headers = HTTPHeaders()
+        if let link { headers.add("Link", link) }
+        return PageOutcome(
+            number: number, url: URL(string: url)!, headers: headers, totals: totals, itemCount: items, pageSize: size)
+    }
+
+    @Test("Link: next URL used exactly as given, even on another path")
+    func linkNextKeepsQuery() {
+        let strategy = LinkHeaderPagination()
+        let page = outcome(
+            "https://api.github.com/orgs/x/repos?per_page=100",
+            link: #"<https://api.github.com/organizations/123/repos?per_page=100&page=2&x=%2Fy>; rel="next""#, items: 100,
+            size: 100)
+        #expect(
+            strategy.nextPage(after: page)?.absoluteString
+                == "https://api.github.com/organizations/123/repos?per_page=100&page=2&x=%2Fy")
+        #expect(strategy.remainingPages(after: page) == nil, "no rel=last: walk sequentially")
+    }
+
+    @Test("Link: first page adds per_page; last reveals pages for fan-out")
+    func linkFanOut() {
+        let strategy = LinkHeaderPagination()
+        #expect(
+            strategy.firstPage(URL(string: "https://h.test/orgs/x/repos")!, pageSize: 100).absoluteString
+                == "https://h.test/orgs/x/repos?per_page=100")
+        let page = outcome(
+            "https://h.test/orgs/x/repos?per_page=100",
+            link:
+                #"<https://h.test/organizations/1/repos?per_page=100&page=2>; rel="next", <https://h.test/organizations/1/repos?per_page=100&page=4>; rel="last""#,
+            items: 100, size: 100)
+        #expect(
+            strategy.remainingPages(after: page)?.map(\.absoluteString) == [
+                "https://h.test/organizations/1/repos?per_page=100&page=2",
+                "https://h.test/organizations/1/repos?per_page=100&page=3",
+                "https://h.test/organizations/1/repos?per_page=100&page=4",
+            ])
+    }
+
+    @Test("Link: cursor-style next and last (differing in more than a page number) are not fanned out")
+    func linkCursor() {
+        let page = outcome(
+            "https://h.test/gists?since=2020",
+            link: #"<https://h.test/gists?since=2020&after=abc>; rel="next", <https://h.test/gists?since=2020&after=zzz&page=9>; rel="last""#,
+            items: 30, size: 30)
+        #expect(LinkHeaderPagination().remainingPages(after: page) == nil)
+    }
+
+    @Test("Page numbers: total_pages stops the walk")
+    func pageTotals() {
+        let strategy = PageNumberPagination(pageParameter: "page", pageSizeParameter: "rpp")
+        let first = strategy.firstPage(URL(string: "https://px.test/v1/photos?feature=editors")!, pageSize: 20)
+        #expect(first.absoluteString == "https://px.test/v1/photos?feature=editors&page=1&rpp=20")
+        let p1 = outcome(first.absoluteString, totals: PageTotals(currentPage: 1, totalPages: 3, totalItems: 55), items: 20, size: 20)
+        #expect(strategy.nextPage(after: p1)?.absoluteString == "https://px.test/v1/photos?feature=editors&page=2&rpp=20")
+        #expect(strategy.remainingPages(after: p1)?.count == 2)
+        let p3 = outcome(
+            "https://px.test/v1/photos?feature=editors&page=3&rpp=20", number: 3,
+            totals: PageTotals(currentPage: 3, totalPages: 3, totalItems: 55), items: 15, size: 20)
+        #expect(strategy.nextPage(after: p3) == nil)
+    }
+
+    @Test("Page numbers: only total_items given → ceil(total_items / page_size) pages")
+    func pageTotalItems() {
+        let strategy = PageNumberPagination()
+        #expect(strategy.totalPages(PageTotals(totalItems: 101), pageSize: 20) == 6)
+        #expect(strategy.totalPages(PageTotals(totalItems: 100), pageSize: 20) == 5)
+        #expect(strategy.totalPages(PageTotals(totalItems: 0), pageSize: 20) == 0)
+        let p1 = outcome("https://h.test/x?page=1&per_page=20", totals: PageTotals(totalItems: 41), items: 20, size: 20)
+        #expect(strategy.remainingPages(after: p1)?.map(\.absoluteString) == ["https://h.test/x?page=2&per_page=20", "https://h.test/x?page=3&per_page=20"])
+    }
+
+    @Test("Page numbers without totals: an empty or short page ends the walk")
+    func pageNoTotals() {
+        let strategy = PageNumberPagination()
+        #expect(strategy.nextPage(after: outcome("https://h.test/x?page=4", items: 0, size: 20)) == nil)
+        #expect(strategy.nextPage(after: outcome("https://h.test/x?page=4", items: 7, size: 20)) == nil)
+        #expect(strategy.nextPage(after: outcome("https://h.test/x?page=4", items: 20, size: 20))?.absoluteString == "https://h.test/x?page=5")
+        #expect(strategy.remainingPages(after: outcome("https://h.test/x?page=1", items: 20, size: 20)) == nil)
+    }
+}
