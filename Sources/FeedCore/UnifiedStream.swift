@@ -36,9 +36,12 @@ public struct StreamPage: Sendable {
 
 /// Merges feeds into one ordered, de-duplicated stream.
 ///
-/// Order: items with a date (``FeedItem/sortDate``: updated, else published) come first, newest
-/// first; ties keep feed order, then wire order (the sort is stable). Undated items (e.g.
-/// members) follow, feed by feed in declaration order, each in wire order.
+/// Order: items with a date (``FeedItem/sortDate``: updated, else published) newest first; ties
+/// keep feed order, then wire order (the sort is stable). Undated items (e.g. members) are spread
+/// evenly through the dated ones, each feed in its wire order: an undated feed of `U` items in a
+/// stream of `D` dated items places its `k`-th item (from 1) after dated item `⌊k·D/(U+1)⌋`, so a
+/// list without dates is neither buried after thousands of dated items nor flooding the top.
+/// Undated items from several feeds that land in the same place keep feed order.
 /// Duplicates are items with the same canonical URL (or, without a URL, the same id): the
 /// entry is shown once, from its first feed, and lists every feed that carries it.
 public enum UnifiedStream {
@@ -82,7 +85,30 @@ public enum UnifiedStream {
             return da != db ? da > db : a.0 < b.0
         }
         let undated = positioned.filter { $0.1.item.sortDate == nil }
-        return (dated + undated).map(\.1)
+        guard !undated.isEmpty, !dated.isEmpty else { return (dated + undated).map(\.1) }
+        // slot[i] = undated entries placed right after dated[i - 1] (slot 0: before the first).
+        var slots = [[StreamEntry]](repeating: [], count: dated.count + 1)
+        var byFeed: [(feed: String, entries: [StreamEntry])] = []
+        for (_, entry) in undated {
+            if let index = byFeed.firstIndex(where: { $0.feed == entry.feed }) {
+                byFeed[index].entries.append(entry)
+            } else {
+                byFeed.append((entry.feed, [entry]))
+            }
+        }
+        for (_, entries) in byFeed {
+            for (k, entry) in entries.enumerated() {
+                slots[(k + 1) * dated.count / (entries.count + 1)].append(entry)
+            }
+        }
+        var out: [StreamEntry] = []
+        out.reserveCapacity(entries.count)
+        out.append(contentsOf: slots[0])
+        for (index, (_, entry)) in dated.enumerated() {
+            out.append(entry)
+            out.append(contentsOf: slots[index + 1])
+        }
+        return out
     }
 
     /// Page `page` (1-based) of `entries`, `perPage` per page.

@@ -45,6 +45,10 @@ public struct PullSettings: Sendable {
     public var quiet: Bool
     /// Record every exchange into this folder (scrubbed), as fixtures.
     public var recordDirectory: String?
+    /// Pull only these feeds (all when empty).
+    public var onlyFeeds: [String] = []
+    /// Send every feed to this origin instead of its base URL (keeping the base URL's path).
+    public var baseURLOverride: URL?
 
     /// Creates settings.
     public init(configPath: String, replayDirectory: String? = nil, verbose: Bool = false, quiet: Bool = false,
@@ -105,8 +109,17 @@ public struct Aggregator: Sendable {
     }
 
     private func pull(_ settings: PullSettings, replay: ReplayServer?) async throws -> PullReport {
-        let (document, feeds) = try load(configPath: settings.configPath, baseURLOverride: replay?.baseURL)
-        if !settings.quiet {
+        let override = replay?.baseURL ?? settings.baseURLOverride
+        var (document, feeds) = try load(configPath: settings.configPath, baseURLOverride: override)
+        if !settings.onlyFeeds.isEmpty {
+            for name in settings.onlyFeeds where !feeds.contains(where: { $0.name == name }) {
+                throw ConfigError(
+                    "no feed named '\(name)' in \(settings.configPath)", at: nil,
+                    notes: ["declared feeds: \(feeds.map(\.name).joined(separator: ", "))"])
+            }
+            feeds = feeds.filter { settings.onlyFeeds.contains($0.name) }
+        }
+        if settings.verbose {
             for warning in document.warnings { console.error(warning) }
         }
         let config = document.settings
@@ -117,7 +130,15 @@ public struct Aggregator: Sendable {
         defer { client.shutdown() }
         var transport: any HTTPTransport = client
         if let directory = settings.recordDirectory {
-            transport = RecordingTransport(recording: client, into: URL(fileURLWithPath: directory))
+            // Recording through an override (a stand-in server): write the feed's real origin.
+            var rewrite: (from: String, to: String)?
+            if let override, feeds.count == 1, let real = try? load(configPath: settings.configPath).1
+                .first(where: { $0.name == feeds[0].name })
+            {
+                rewrite = (Self.origin(of: override), Self.origin(of: real.context.baseURL))
+            }
+            transport = RecordingTransport(
+                recording: client, into: URL(fileURLWithPath: directory), originRewrite: rewrite)
         }
 
         let progress = PullProgress(totalFeeds: feeds.count)
@@ -140,8 +161,9 @@ public struct Aggregator: Sendable {
                 if !quiet { for note in result.notes { console.error("  note: feed '\(result.feed)': \(note)") } }
             })
         let engine = FeedEngine(transport: transport, pageConcurrency: config.pageConcurrency, events: events)
+        let selected = feeds
         let results = await withTaskGroup(of: [FeedResult]?.self) { group in
-            group.addTask { await engine.pull(feeds) }
+            group.addTask { await engine.pull(selected) }
             group.addTask {
                 if !quiet { await progress.display(on: console) }
                 return nil
@@ -159,6 +181,12 @@ public struct Aggregator: Sendable {
         let entries = UnifiedStream.merge(
             results.map { UnifiedStream.Input(feed: $0.feed, source: $0.source, items: $0.items) })
         return PullReport(results: results, entries: entries)
+    }
+
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme ?? "https"
+        let host = url.host ?? ""
+        return url.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
     }
 
     /// `GET <url> → 200 · 5123 B · 52 ms` (secrets already redacted by the engine).

@@ -13,7 +13,7 @@ struct Feedagg: AsyncParsableCommand {
             Exit status: 0 success; 2 usage or configuration error (nothing fetched);
             3 some feeds failed (the others are printed); 4 every feed failed; 1 internal error.
             """,
-        subcommands: [Pull.self, Validate.self, Sources.self],
+        subcommands: [Pull.self, Validate.self, Sources.self, Record.self],
         defaultSubcommand: Pull.self)
 
     /// Runs the command and maps every error to a documented exit status.
@@ -104,6 +104,38 @@ extension Feedagg {
                     recordDirectory: recordTo))
             let page = UnifiedStream.page(report.entries, page: stream.page, perPage: stream.perPage)
             console.output(StreamRenderer.render(page, format: stream.format.output, width: terminalWidth()))
+            throw ExitCode(report.exitStatus.rawValue)
+        }
+    }
+
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pull one feed and write its exchanges as fixtures (credentials and cookies scrubbed).")
+
+        @OptionGroup var config: ConfigOptions
+
+        @Option(help: "The feed to record.")
+        var feed: String
+
+        @Option(help: "Folder to write the exchanges into (e.g. Fixtures/NAME).")
+        var out: String
+
+        @Option(
+            help: """
+                Fetch from this origin instead of the feed's base_url (e.g. a local stand-in server); \
+                the fixtures are written as if from the feed's own base_url.
+                """)
+        var baseURL: String?
+
+        func validate() throws {
+            if let baseURL, URL(string: baseURL)?.host == nil { throw ValidationError("--base-url must be an absolute URL") }
+        }
+
+        func run() async throws {
+            var settings = PullSettings(configPath: config.config, recordDirectory: out)
+            settings.onlyFeeds = [feed]
+            settings.baseURLOverride = baseURL.flatMap(URL.init(string:))
+            let report = try await Aggregator().pull(settings)
             throw ExitCode(report.exitStatus.rawValue)
         }
     }

@@ -8,7 +8,7 @@ struct UnifiedStreamTests {
         FeedItem(id: id, title: id, url: url, updated: day.map { Date(timeIntervalSince1970: Double($0) * 86_400) })
     }
 
-    @Test("newest first, stable ties in feed order, undated last in feed order, duplicates once with both feeds")
+    @Test("newest first, stable ties in feed order, undated spread evenly in feed order, duplicates once with both feeds")
     func merge() {
         let a = UnifiedStream.Input(feed: "a", source: "s", items: [
             item("a1", "https://x.test/1", 5), item("a2", "https://x.test/2", 9), item("a3", nil, nil), item("a4", "https://x.test/4", 5),
@@ -17,10 +17,22 @@ struct UnifiedStreamTests {
             item("b1", "HTTPS://X.test/2/", 9), item("b2", "https://x.test/b2", 5), item("b3", nil, nil),
         ])
         let merged = UnifiedStream.merge([a, b])
-        #expect(merged.map(\.item.id) == ["a2", "a1", "a4", "b2", "a3", "b3"])
+        // 4 dated (a2, a1, a4, b2); a3 and b3 are each the only undated item of their feed:
+        // placed after dated item ⌊1·4/2⌋ = 2, in feed order.
+        #expect(merged.map(\.item.id) == ["a2", "a1", "a3", "b3", "a4", "b2"])
         #expect(merged[0].feeds == ["a", "b"])
         #expect(merged[0].feed == "a")
         #expect(merged[1].feeds == ["a"])
+    }
+
+    @Test("an undated feed is spread evenly through the dated items")
+    func spread() {
+        let dated = UnifiedStream.Input(feed: "d", source: "s", items: (0..<10).map { item("d\($0)", nil, 100 - $0) })
+        let members = UnifiedStream.Input(feed: "m", source: "t", items: (0..<4).map { item("m\($0)", nil, nil) })
+        let ids = UnifiedStream.merge([dated, members]).map(\.item.id)
+        // k-th member after dated item ⌊k·10/5⌋ = 2, 4, 6, 8.
+        #expect(ids == ["d0", "d1", "m0", "d2", "d3", "m1", "d4", "d5", "m2", "d6", "d7", "m3", "d8", "d9"])
+        #expect(UnifiedStream.merge([members]).map(\.item.id) == ["m0", "m1", "m2", "m3"])
     }
 
     @Test("paging the stream")
