@@ -30,6 +30,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Benchmarks: feedagg against the peers of ../shared/bench/ in the same run (about 5 minutes).
+bench: release
+	Scripts/bench.sh
+
 # Re-record Fixtures/ from the bench server (../shared/bench/ghserver.py), credentials scrubbed.
 fixtures: release
 	Scripts/record-fixtures.sh

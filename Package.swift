@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -54,11 +55,17 @@ let package = Package(
         // Recorded exchanges (Fixtures/) and the server that replays them.
         .target(name: "FeedReplay", dependencies: ["FeedCore", "LoopbackServer"], swiftSettings: strict),
 
+        // SQLite store: items, HTTP cache validators, pull state (GRDB).
+        .target(
+            name: "FeedStore",
+            dependencies: ["FeedCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
             dependencies: [
-                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "FeedReplay",
+                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "FeedReplay", "FeedStore",
             ],
             swiftSettings: strict),
 
@@ -86,6 +93,7 @@ let package = Package(
             name: "SourceTests",
             dependencies: ["GitHubSource", "PhotosSource", "FeedCore", "CurlHTTP", "FeedaggTesting", "FeedReplay"],
             swiftSettings: strict),
+        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore"], swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
             dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer"],
