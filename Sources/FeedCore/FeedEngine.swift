@@ -76,6 +76,11 @@ public struct FeedResult: Sendable {
     public var notes: [String]
     /// Wall time of the feed's pull.
     public var duration: Duration
+    /// Page 1 answered `304 Not Modified`: the feed is unchanged since the last pull and
+    /// ``items`` is empty (the caller's store holds them).
+    public var unchanged: Bool = false
+    /// Responses worth remembering for the next pull's conditional requests, in page order.
+    public var cacheable: [CachedResponse] = []
 
     /// Whether the pull completed without error.
     public var succeeded: Bool { error == nil }
@@ -95,13 +100,19 @@ public struct FeedEngine: Sendable {
     public var events: PullEvents
     /// The clock used for durations.
     public var clock: ContinuousClock
+    /// Responses remembered from earlier pulls (conditional requests), if any.
+    public var memory: (any PullMemory)?
 
     /// Creates an engine.
-    public init(transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents()) {
+    public init(
+        transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents(),
+        memory: (any PullMemory)? = nil
+    ) {
         self.transport = transport
         self.pageConcurrency = max(1, pageConcurrency)
         self.events = events
         self.clock = ContinuousClock()
+        self.memory = memory
     }
 
     /// Pulls every feed concurrently; results are in the order of `feeds`.
@@ -121,9 +132,11 @@ public struct FeedEngine: Sendable {
         let start = clock.now
         var walk = Walk(engine: self, feed: feed)
         await walk.run()
-        let result = FeedResult(
+        var result = FeedResult(
             feed: feed.name, source: feed.source.typeName, items: walk.items, pages: walk.pages,
             requests: walk.requests, error: walk.error, notes: walk.notes, duration: clock.now - start)
+        result.unchanged = walk.unchanged
+        result.cacheable = walk.cacheable
         events.feedFinished(result)
         return result
     }
@@ -138,10 +151,16 @@ public struct FeedEngine: Sendable {
     }
 
     /// Fetches and decodes one page; never throws, failures come back as ``FeedError``.
-    func fetch(_ url: URL, number: Int, feed: Feed) async -> Result<(DecodedPage, PageOutcome), FeedError> {
-        let request = request(for: url, feed: feed)
+    func fetch(_ url: URL, number: Int, feed: Feed) async -> Result<Fetched, FeedError> {
+        var request = request(for: url, feed: feed)
+        let key = Redaction.redact(url)
+        let cached = memory?.cachedResponse(for: key)
+        if let cached, cached.isRevalidatable {
+            if let etag = cached.etag { request.headers.set("If-None-Match", etag) }
+            if let lastModified = cached.lastModified { request.headers.set("If-Modified-Since", lastModified) }
+        }
         let started = clock.now
-        let response: HTTPResponse
+        var response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch {
@@ -154,9 +173,20 @@ public struct FeedEngine: Sendable {
                     duration: clock.now - started, fromCache: false, failure: transportError.description))
             return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError)))
         }
+        if response.status == 304, let cached {
+            if number == 1 {
+                events.requestFinished(
+                    RequestRecord(
+                        feed: feed.name, method: request.method, url: key, status: 304, bytes: response.body.count,
+                        duration: clock.now - started, fromCache: true, failure: nil))
+                return .success(.notModified)
+            }
+            response = HTTPResponse(
+                status: 200, headers: cached.headers, body: cached.body, url: response.url, fromCache: true)
+        }
         events.requestFinished(
             RequestRecord(
-                feed: feed.name, method: request.method, url: Redaction.redact(url), status: response.status,
+                feed: feed.name, method: request.method, url: key, status: response.fromCache ? 304 : response.status,
                 bytes: response.body.count, duration: clock.now - started, fromCache: response.fromCache, failure: nil))
         guard (200..<300).contains(response.status) else {
             return .failure(
@@ -171,7 +201,16 @@ public struct FeedEngine: Sendable {
                 number: number, url: url, headers: response.headers, totals: decoded.totals,
                 itemCount: decoded.items.count, pageSize: feed.context.pageSize)
             events.pageFinished(feed.name)
-            return .success((decoded, outcome))
+            var remembered: CachedResponse?
+            let etag = response.headers["ETag"]
+            let lastModified = response.headers["Last-Modified"]
+            if etag != nil || lastModified != nil {
+                var headers = HTTPHeaders()
+                for field in response.headers where field.name.lowercased() == "link" { headers.add(field.name, field.value) }
+                remembered = CachedResponse(
+                    key: key, etag: etag, lastModified: lastModified, headers: headers, body: response.body)
+            }
+            return .success(.page(decoded, outcome, remembered))
         } catch let error as PageDecodeError {
             return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .decode(error)))
         } catch {
@@ -181,6 +220,12 @@ public struct FeedEngine: Sendable {
                     reason: .decode(PageDecodeError(path: "$", String(describing: error)))))
         }
     }
+}
+
+/// A fetched page, or page 1 unchanged since the last pull.
+enum Fetched: Sendable {
+    case page(DecodedPage, PageOutcome, CachedResponse?)
+    case notModified
 }
 
 /// The mutable state of one feed's walk.
@@ -193,6 +238,8 @@ private struct Walk {
     var error: FeedError?
     var notes: [String] = []
     var visited: Set<String> = []
+    var unchanged = false
+    var cacheable: [CachedResponse] = []
 
     init(engine: FeedEngine, feed: Feed) {
         self.engine = engine
@@ -202,7 +249,8 @@ private struct Walk {
     var strategy: any PaginationStrategy { feed.source.pagination }
     var maxPages: Int { feed.context.maxPages ?? Int.max }
 
-    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome) {
+    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?) {
+        if let remembered { cacheable.append(remembered) }
         items.append(contentsOf: decoded.items)
         pages += 1
         visited.insert(outcome.url.absoluteString)
@@ -211,8 +259,13 @@ private struct Walk {
     mutating func run() async {
         let first = strategy.firstPage(feed.source.firstPageURL, pageSize: feed.context.pageSize)
         requests += 1
-        guard case .success(let (decoded, outcome)) = await fetchOrRecord(first, number: 1) else { return }
-        accept(decoded, outcome)
+        let fetched = await fetchOrRecord(first, number: 1)
+        if case .success(.notModified) = fetched {
+            unchanged = true
+            return
+        }
+        guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
+        accept(decoded, outcome, remembered)
         var last = outcome
 
         if let remaining = strategy.remainingPages(after: outcome), !remaining.isEmpty {
@@ -240,8 +293,9 @@ private struct Walk {
                 return
             }
             requests += 1
-            guard case .success(let (decoded, outcome)) = await fetchOrRecord(next, number: pages + 1) else { return }
-            accept(decoded, outcome)
+            guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(next, number: pages + 1)
+            else { return }
+            accept(decoded, outcome, remembered)
             current = outcome
         }
     }
@@ -253,10 +307,10 @@ private struct Walk {
         let feed = self.feed
         let base = pages
         requests += urls.count
-        let results = await withTaskGroup(of: (Int, Result<(DecodedPage, PageOutcome), FeedError>).self) { group in
-            var slots = [Result<(DecodedPage, PageOutcome), FeedError>?](repeating: nil, count: urls.count)
+        let results = await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group in
+            var slots = [Result<Fetched, FeedError>?](repeating: nil, count: urls.count)
             var next = 0
-            func launch(_ group: inout TaskGroup<(Int, Result<(DecodedPage, PageOutcome), FeedError>)>) {
+            func launch(_ group: inout TaskGroup<(Int, Result<Fetched, FeedError>)>) {
                 let index = next
                 let url = urls[index]
                 group.addTask { (index, await engine.fetch(url, number: base + index + 1, feed: feed)) }
@@ -272,9 +326,11 @@ private struct Walk {
         var last: PageOutcome?
         for result in results {
             switch result {
-            case .success(let (decoded, outcome))?:
-                accept(decoded, outcome)
+            case .success(.page(let decoded, let outcome, let remembered))?:
+                accept(decoded, outcome, remembered)
                 last = outcome
+            case .success(.notModified)?:
+                return nil
             case .failure(let failure)?:
                 error = failure
                 return nil
@@ -285,7 +341,7 @@ private struct Walk {
         return last
     }
 
-    mutating func fetchOrRecord(_ url: URL, number: Int) async -> Result<(DecodedPage, PageOutcome), FeedError> {
+    mutating func fetchOrRecord(_ url: URL, number: Int) async -> Result<Fetched, FeedError> {
         let result = await engine.fetch(url, number: number, feed: feed)
         if case .failure(let failure) = result { error = failure }
         return result
