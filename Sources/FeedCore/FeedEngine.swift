@@ -192,7 +192,9 @@ public struct FeedEngine: Sendable {
             return .failure(
                 FeedError(
                     feed: feed.name, url: url, page: number,
-                    reason: .httpStatus(response.status, message: HTTPStatus.message(fromBody: response.body))))
+                    reason: .httpStatus(
+                        response.status,
+                        message: HTTPStatus.message(fromBody: response.body).map { scrub($0, feed: feed, url: url) })))
         }
         let page = FetchedPage(number: number, url: url, response: response)
         do {
@@ -219,6 +221,27 @@ public struct FeedEngine: Sendable {
                     feed: feed.name, url: url, page: number,
                     reason: .decode(PageDecodeError(path: "$", String(describing: error)))))
         }
+    }
+}
+
+extension FeedEngine {
+    /// `text` with every secret of the feed (credential header values, secret query values of
+    /// `url`) replaced by `REDACTED`: servers sometimes echo what they were sent.
+    func scrub(_ text: String, feed: Feed, url: URL) -> String {
+        var secrets: [String] = []
+        for field in feed.source.credentialHeaders {
+            secrets.append(field.value)
+            if let space = field.value.lastIndex(of: " ") { secrets.append(String(field.value[field.value.index(after: space)...])) }
+        }
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        where Redaction.secretQueryParameters.contains(item.name.lowercased()) {
+            if let value = item.value { secrets.append(value) }
+        }
+        var out = text
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where secret.count >= 4 {
+            out = out.replacingOccurrences(of: secret, with: "REDACTED")
+        }
+        return out
     }
 }
 

@@ -108,8 +108,19 @@ public enum FixtureStore {
         }
         return FixtureExchange(
             method: request["method"] as? String ?? "GET", url: url,
-            requestHeaders: request["headers"] as? [[String]] ?? [], status: status,
-            responseHeaders: response["headers"] as? [[String]] ?? [], body: body)
+            requestHeaders: headerPairs(request["headers"]), status: status,
+            responseHeaders: headerPairs(response["headers"]), body: body)
+    }
+
+    /// `[[name, value]]` pairs; non-string values (recorders store numbers) become their text.
+    static func headerPairs(_ value: Any?) -> [[String]] {
+        guard let list = value as? [Any] else { return [] }
+        return list.compactMap { entry in
+            guard let pair = entry as? [Any], pair.count == 2, let name = pair[0] as? String else { return nil }
+            if let text = pair[1] as? String { return [name, text] }
+            if let number = pair[1] as? NSNumber { return [name, number.stringValue] }
+            return [name, String(describing: pair[1])]
+        }
     }
 
     /// Writes `exchange` as `directory/name`, pretty-printed, JSON bodies inline.

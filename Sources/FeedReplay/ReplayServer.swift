@@ -72,10 +72,16 @@ private struct ReplayIndex: Sendable {
         self.unordered = unordered
     }
 
+    /// The target with its query parameters sorted and secret ones (`consumer_key`, …) dropped:
+    /// recordings are scrubbed, so a live key must not prevent a match.
     static func normalized(_ target: String) -> String {
         let parts = target.split(separator: "?", maxSplits: 1)
         guard parts.count == 2 else { return target }
-        return parts[0] + "?" + parts[1].split(separator: "&").sorted().joined(separator: "&")
+        let kept = parts[1].split(separator: "&").filter { pair in
+            let name = pair.split(separator: "=", maxSplits: 1).first.map { String($0).lowercased() } ?? ""
+            return !Redaction.secretQueryParameters.contains(name)
+        }
+        return kept.isEmpty ? String(parts[0]) : parts[0] + "?" + kept.sorted().joined(separator: "&")
     }
 
     func response(for request: LoopbackRequest, origin: String) -> LoopbackResponse {
@@ -84,7 +90,7 @@ private struct ReplayIndex: Sendable {
             let exchange = exact["\(method) \(request.target)"]
                 ?? unordered["\(method) \(Self.normalized(request.target))"]
         else {
-            let message = #"{"message":"no recorded exchange for \#(method) \#(request.target)"}"#
+            let message = #"{"message":"no recorded exchange for \#(method) \#(Redaction.redact(request.target))"}"#
             return LoopbackResponse(
                 status: 404, headers: [(name: "Content-Type", value: "application/json")], body: Array(message.utf8))
         }

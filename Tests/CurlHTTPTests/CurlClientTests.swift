@@ -217,11 +217,12 @@ struct CurlClientTests {
     func perHostLimit() async throws {
         var configuration = CurlClient.Configuration()
         configuration.maxConnectionsPerHost = 3
-        // Short timeout: queued requests would time out if their clock started in our queue
-        // (10 rounds of 50 ms take ~500 ms).
-        configuration.totalTimeout = .milliseconds(400)
+        // Queued requests would time out if their clock started in our queue: 10 rounds of
+        // 150 ms take ~1.5 s, beyond the 1 s timeout, while each request alone needs 150 ms
+        // (850 ms of slack for a loaded machine).
+        configuration.totalTimeout = .milliseconds(1000)
         try await withClientAndServer(configuration) { _ in
-            LoopbackResponse(text: "ok", delay: .milliseconds(50))
+            LoopbackResponse(text: "ok", delay: .milliseconds(150))
         } _: { client, server in
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<30 {

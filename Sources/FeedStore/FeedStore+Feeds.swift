@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+extension FeedStore {
+    /// Every stored feed with its item count and last pull, by name.
+    public func feedSummaries() throws -> [FeedSummary] {
+        try reading("read feed summaries") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT feed.*,
+                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name) AS item_count,
+                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND missing_since IS NOT NULL)
+                            AS missing_count
+                    FROM feed ORDER BY name
+                    """
+            ).map { row in
+                FeedSummary(
+                    name: try row.decode(String.self, forColumn: "name"),
+                    source: try row.decode(String.self, forColumn: "source"),
+                    itemCount: try row.decode(Int.self, forColumn: "item_count"),
+                    missingCount: try row.decode(Int.self, forColumn: "missing_count"),
+                    lastAttemptAt: try row.decode(Double?.self, forColumn: "last_attempt_at").map(
+                        Date.init(timeIntervalSince1970:)),
+                    lastSuccessAt: try row.decode(Double?.self, forColumn: "last_success_at").map(
+                        Date.init(timeIntervalSince1970:)),
+                    lastError: try row.decode(String?.self, forColumn: "last_error"),
+                    lastPages: try row.decode(Int?.self, forColumn: "last_pages"),
+                    lastRequests: try row.decode(Int?.self, forColumn: "last_requests"),
+                    lastItems: try row.decode(Int?.self, forColumn: "last_items"),
+                    pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+            }
+        }
+    }
+
+    /// Pages the feed's last successful pull read, to speculate on how many to fetch; `nil` when the
+    /// feed never succeeded.
+    public func previousPageCount(feed: String) throws -> Int? {
+        try reading("read the page count of feed '\(feed)'") { db in
+            try Int.fetchOne(db, sql: "SELECT page_count FROM feed WHERE name = ?", arguments: [feed])
+        }
+    }
+
+    /// Deletes every feed not in `feeds`, with its items and cache entries (one transaction); returns
+    /// how many feeds and items went.
+    @discardableResult
+    public func prune(keeping feeds: [String]) throws -> (feeds: Int, items: Int) {
+        try writing("prune feeds") { db in
+            let keep = Set(feeds)
+            let doomed = try String.fetchAll(db, sql: "SELECT name FROM feed").filter { !keep.contains($0) }
+            var items = 0
+            for feed in doomed {
+                items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ?", arguments: [feed]) ?? 0
+                try db.execute(sql: "DELETE FROM item WHERE feed = ?", arguments: [feed])
+                try db.execute(sql: "DELETE FROM http_cache WHERE feed = ?", arguments: [feed])
+                try db.execute(sql: "DELETE FROM feed WHERE name = ?", arguments: [feed])
+            }
+            return (doomed.count, items)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+public import Foundation
+import GRDB
+
+/// The local SQLite store: every item ever pulled, each feed's pull state and the HTTP cache.
+///
+/// One file in WAL mode, opened through a GRDB `DatabasePool`: readers never block the writer, writes
+/// are serialised (also across processes, which wait up to the busy timeout for the lock), and each
+/// feed's pull is committed in one transaction, so a crash leaves a feed either before or fully after
+/// its pull. The schema is versioned with GRDB's `DatabaseMigrator` (migration `v1`).
+///
+/// Dates are stored as REAL seconds since 1970-01-01 UTC; a `Date` built from epoch seconds (as every
+/// source does through `ISO8601`) round-trips bit for bit. Items keep their original JSON (`raw`).
+///
+/// Methods are synchronous and may block on SQLite I/O and on the lock; they are safe to call from
+/// any thread or task.
+public final class FeedStore: Sendable {
+    /// The store file's path.
+    public let path: String
+    let pool: DatabasePool
+    let now: @Sendable () -> Date
+    /// Test hook: runs inside a commit's write transaction after every write, before COMMIT.
+    let beforeCommit: (@Sendable (_ feed: String) throws -> Void)?
+
+    private init(
+        path: String, pool: DatabasePool, now: @escaping @Sendable () -> Date,
+        beforeCommit: (@Sendable (String) throws -> Void)?
+    ) {
+        self.path = path
+        self.pool = pool
+        self.now = now
+        self.beforeCommit = beforeCommit
+    }
+
+    /// Opens (creating it and its parent directories if needed) and migrates the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite file.
+    ///   - busyTimeout: How long a write waits for another connection's lock before failing with
+    ///     ``StoreError/Kind/locked``.
+    ///   - now: The clock stamped on pulls and items (`first_seen_at`, `last_seen_at`…).
+    public static func open(
+        path: String, busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> FeedStore {
+        try open(path: path, busyTimeout: busyTimeout, now: now, beforeCommit: nil)
+    }
+
+    static func open(
+        path: String, busyTimeout: Duration, now: @escaping @Sendable () -> Date,
+        beforeCommit: (@Sendable (String) throws -> Void)?
+    ) throws -> FeedStore {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(
+                kind: .cannotOpen, path: path, operation: "create directory",
+                detail: "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        var configuration = Configuration()
+        configuration.label = "feedagg.store"
+        configuration.foreignKeysEnabled = true
+        let components = busyTimeout.components
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        configuration.busyMode = .timeout(max(0, seconds))
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+            throw StoreError(kind: .cannotOpen, path: path, operation: "open", detail: error.message ?? "\(error)")
+        } catch {
+            throw StoreError.wrapping(error, path: path, operation: "open")
+        }
+        do {
+            let migrator = Schema.migrator
+            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+                let applied = try pool.read { try migrator.appliedIdentifiers($0) }
+                throw StoreError(
+                    kind: .schemaTooNew, path: path, operation: "open",
+                    detail: "migrations \(applied.sorted().joined(separator: ", "))")
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw StoreError.wrapping(error, path: path, operation: "migrate the schema")
+        }
+        return FeedStore(path: path, pool: pool, now: now, beforeCommit: beforeCommit)
+    }
+
+    /// The default store location: `$XDG_DATA_HOME/feedagg/feedagg.sqlite`, else
+    /// `$HOME/.local/share/feedagg/feedagg.sqlite` (a relative or empty `XDG_DATA_HOME` is ignored, as
+    /// the XDG spec says).
+    public static func defaultPath(environment: [String: String]) throws -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data).appendingPathComponent("feedagg/feedagg.sqlite").path
+        }
+        if let home = environment["HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home).appendingPathComponent(".local/share/feedagg/feedagg.sqlite").path
+        }
+        throw StoreError(
+            kind: .noDefaultLocation, path: "", operation: "locate the store",
+            detail: "neither XDG_DATA_HOME (absolute) nor HOME is set")
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check`; `true` when it answers `ok`.
+    public func integrityCheck() throws -> Bool {
+        try reading("check integrity") { db in
+            let rows = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            return rows == ["ok"]
+        }
+    }
+
+    /// The names of the applied schema migrations, oldest first (`["v1"]`).
+    public func schemaVersions() throws -> [String] {
+        try reading("read the schema version") { db in try Schema.migrator.completedMigrations(db) }
+    }
+
+    /// Closes the database connections; any later call fails.
+    public func close() throws {
+        do { try pool.close() } catch { throw StoreError.wrapping(error, path: path, operation: "close") }
+    }
+
+    // MARK: - Error-mapping access
+
+    func reading<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do { return try pool.read(body) } catch { throw StoreError.wrapping(error, path: path, operation: operation) }
+    }
+
+    func writing<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do { return try pool.write(body) } catch { throw StoreError.wrapping(error, path: path, operation: operation) }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+
+/// Why a store operation failed, with the store's path and what was being done.
+///
+/// Match on ``kind`` (`error.kind == .locked`); the description is one line meant for a user.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// The coarse kind of failure; new kinds may be added.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Code: String, Sendable, Hashable {
+            case locked = "locked"
+            case cannotOpen = "cannot open"
+            case schemaTooNew = "schema too new"
+            case damaged = "damaged"
+            case invalidCursor = "invalid cursor"
+            case noDefaultLocation = "no default location"
+            case database = "database error"
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
+        /// Another connection (usually another feedagg process) held the write lock for longer than the busy timeout.
+        public static let locked = Kind(.locked)
+        /// The file or its directory could not be created or opened.
+        public static let cannotOpen = Kind(.cannotOpen)
+        /// The file was migrated by a newer feedagg whose schema this one does not know.
+        public static let schemaTooNew = Kind(.schemaTooNew)
+        /// The file is not a database or is corrupt.
+        public static let damaged = Kind(.damaged)
+        /// A stream cursor could not be decoded.
+        public static let invalidCursor = Kind(.invalidCursor)
+        /// Neither `XDG_DATA_HOME` nor `HOME` says where the default store lives.
+        public static let noDefaultLocation = Kind(.noDefaultLocation)
+        /// Any other SQLite failure.
+        public static let database = Kind(.database)
+
+        /// A short name of the kind.
+        public var description: String { code.rawValue }
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// The store file's path (empty when no path is involved).
+    public var path: String
+    /// What the store was doing, e.g. `commit feed 'repos'`.
+    public var operation: String
+    /// The underlying cause, e.g. SQLite's message.
+    public var detail: String
+
+    /// Creates an error.
+    public init(kind: Kind, path: String, operation: String, detail: String) {
+        self.kind = kind
+        self.path = path
+        self.operation = operation
+        self.detail = detail
+    }
+
+    /// One line for a user.
+    public var description: String {
+        switch kind {
+        case .locked:
+            return "the store \(path) is locked by another feedagg process (\(operation): \(detail))"
+        case .cannotOpen:
+            return "cannot open the store \(path): \(detail)"
+        case .schemaTooNew:
+            return "the store \(path) was written by a newer feedagg (\(detail)); upgrade feedagg or use another store"
+        case .damaged:
+            return "the store \(path) is damaged (\(operation)): \(detail)"
+        case .invalidCursor:
+            return "invalid stream cursor: \(detail)"
+        case .noDefaultLocation:
+            return "no default store location: \(detail)"
+        default:
+            return "store \(path): \(operation) failed: \(detail)"
+        }
+    }
+}
+
+extension StoreError {
+    /// Maps any error thrown while `operation` ran on the store at `path` to a ``StoreError``.
+    static func wrapping(_ error: any Error, path: String, operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError {
+            let detail = error.message ?? "\(error.resultCode)"
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return StoreError(kind: .locked, path: path, operation: operation, detail: "SQLite: \(detail)")
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return StoreError(kind: .damaged, path: path, operation: operation, detail: "SQLite: \(detail)")
+            default:
+                return StoreError(
+                    kind: .database, path: path, operation: operation,
+                    detail: "SQLite error \(error.extendedResultCode.rawValue): \(detail)")
+            }
+        }
+        return StoreError(kind: .database, path: path, operation: operation, detail: String(describing: error))
+    }
+}

@@ -1,0 +1,237 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The built `feedagg` executable, for end-to-end tests of the command line.
+///
+/// `swift build --build-tests` builds it next to the test bundle (`<scratch>/debug/feedagg`),
+/// whatever the scratch path, so it is looked for there first.
+public enum TestBinary {
+    /// The name of the environment variable that may name the executable explicitly.
+    public static let overrideVariable = "FEEDAGG_TEST_BINARY"
+
+    /// The built `feedagg` executable.
+    ///
+    /// Looked for, in order: `$FEEDAGG_TEST_BINARY`; beside the running test bundle
+    /// (`Bundle.main`, then `CommandLine.arguments[0]`); then the newest `.build*/debug/feedagg`
+    /// under the package root.
+    /// - Throws: ``TestBinaryError`` listing every place looked at.
+    public static var feedagg: URL {
+        get throws { try locate("feedagg") }
+    }
+
+    /// Finds the built product `name` (see ``feedagg``).
+    public static func locate(_ name: String) throws -> URL {
+        let candidates = candidates(for: name)
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) {
+            return found.resolvingSymlinksInPath()
+        }
+        throw TestBinaryError(
+            "the '\(name)' executable was not found; build it first (`swift build --build-tests`). Looked at:\n"
+                + candidates.map { "  \($0.path)" }.joined(separator: "\n"))
+    }
+
+    static func candidates(for name: String) -> [URL] {
+        var directories: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment[overrideVariable], !explicit.isEmpty {
+            return [URL(fileURLWithPath: explicit)]
+        }
+        // Linux: the bundle is the directory holding the test executable; macOS: `X.xctest`.
+        let bundle = Bundle.main.bundleURL
+        directories.append(bundle)
+        directories.append(bundle.deletingLastPathComponent())
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            directories.append(executable.deletingLastPathComponent())
+        }
+        if let argument = CommandLine.arguments.first, argument.contains("/") {
+            let executable = URL(fileURLWithPath: argument).resolvingSymlinksInPath()
+            directories.append(executable.deletingLastPathComponent())
+            // macOS: …/debug/X.xctest/Contents/MacOS/X
+            directories.append(
+                executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent())
+        }
+        var candidates = directories.map { $0.appendingPathComponent(name) }
+        // Last resort: every scratch directory of the package, newest build first.
+        let root = RepositoryPaths.root
+        let scratch = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
+            .filter { $0.hasPrefix(".build") }
+            .map { root.appendingPathComponent($0).appendingPathComponent("debug").appendingPathComponent(name) }
+            .filter { FileManager.default.isExecutableFile(atPath: $0.path) }
+            .sorted { modificationDate($0) > modificationDate($1) }
+        candidates += scratch
+        var seen = Set<String>()
+        return candidates.filter { seen.insert($0.standardizedFileURL.path).inserted }
+    }
+
+    private static func modificationDate(_ url: URL) -> Date {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        return attributes?[.modificationDate] as? Date ?? .distantPast
+    }
+
+    /// The current environment without the variables feeds.yaml files commonly reference
+    /// (`GITHUB_TOKEN`, `PX_CONSUMER_KEY`), so a developer's own credentials never leak into a test.
+    public static var cleanEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["GITHUB_TOKEN", "PX_CONSUMER_KEY", overrideVariable] { environment[name] = nil }
+        return environment
+    }
+
+    /// Runs the built `feedagg` with `arguments` (see ``ChildProcess/run(_:arguments:environment:currentDirectory:timeout:)``).
+    public static func runFeedagg(
+        _ arguments: [String], environment: [String: String] = cleanEnvironment, currentDirectory: URL? = nil,
+        timeout: Duration = .seconds(300)
+    ) async throws -> ProcessOutput {
+        try await ChildProcess.run(
+            try feedagg, arguments: arguments, environment: environment, currentDirectory: currentDirectory,
+            timeout: timeout)
+    }
+}
+
+/// The built executable could not be found.
+public struct TestBinaryError: Error, Sendable, CustomStringConvertible {
+    /// What was looked for, and where.
+    public var message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What a finished child process produced.
+public struct ProcessOutput: Sendable {
+    /// The exit status (or the signal number, when ``terminatedBySignal``).
+    public var status: Int32
+    /// Whether the process was killed by a signal rather than exiting.
+    public var terminatedBySignal: Bool
+    /// Everything written to standard output.
+    public var standardOutput: Data
+    /// Everything written to standard error.
+    public var standardError: Data
+
+    /// Standard output as UTF-8 text.
+    public var stdout: String { String(decoding: standardOutput, as: UTF8.self) }
+    /// Standard error as UTF-8 text.
+    public var stderr: String { String(decoding: standardError, as: UTF8.self) }
+
+    /// A one-paragraph description, for test failure messages.
+    public var summary: String {
+        let status = terminatedBySignal ? "killed by signal \(self.status)" : "exit status \(self.status)"
+        return "\(status)\n--- stdout (\(standardOutput.count) bytes):\n\(stdout.prefix(4_000))\n--- stderr:\n\(stderr.prefix(4_000))"
+    }
+}
+
+/// Runs child processes with their output captured.
+public enum ChildProcess {
+    /// Runs `executable` to completion and returns its exit status and output.
+    ///
+    /// Standard output and standard error are read concurrently, each on its own thread, so a
+    /// child that fills one pipe while the other is being read cannot deadlock. Standard input
+    /// is `/dev/null`.
+    /// - Parameters:
+    ///   - environment: the child's whole environment.
+    ///   - currentDirectory: its working directory (the test's own when `nil`).
+    ///   - timeout: a safety net for a child that never ends: it is killed and an error thrown.
+    public static func run(
+        _ executable: URL, arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
+        timeout: Duration = .seconds(300)
+    ) async throws -> ProcessOutput {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        process.standardInput = FileHandle.nullDevice
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        let output = OutputCollector()
+        let errors = OutputCollector()
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        do {
+            try process.run()
+        } catch {
+            throw ChildProcessError(
+                "cannot run \(executable.path) \(arguments.joined(separator: " ")): \(error)")
+        }
+        output.drain(outputPipe.fileHandleForReading)
+        errors.drain(errorPipe.fileHandleForReading)
+        // The parent's copies of the write ends must go, or the readers never see end of file.
+        try? outputPipe.fileHandleForWriting.close()
+        try? errorPipe.fileHandleForWriting.close()
+
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let finished: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let result = exited.wait(timeout: .now() + seconds)
+                continuation.resume(returning: result == .success)
+            }
+        }
+        if !finished { kill(process) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                output.waitForEnd()
+                errors.waitForEnd()
+                continuation.resume()
+            }
+        }
+        let result = ProcessOutput(
+            status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal,
+            standardOutput: output.data, standardError: errors.data)
+        guard finished else {
+            throw ChildProcessError(
+                "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout) "
+                    + "and was killed\n\(result.summary)")
+        }
+        return result
+    }
+}
+
+extension ChildProcess {
+    /// Ends `process` if it is still running: SIGTERM, then SIGKILL.
+    ///
+    /// SIGKILL is needed because a child spawned from a Dispatch worker thread (where async code
+    /// runs) inherits that thread's signal mask, in which SIGTERM is blocked.
+    public static func kill(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let pid = process.processIdentifier
+        if pid > 0 { _ = SystemSignal.send(SIGKILL, to: pid) }
+    }
+}
+
+/// `kill(2)`, under a name that does not clash with ``ChildProcess/kill(_:)``.
+enum SystemSignal {
+    static func send(_ signal: Int32, to pid: Int32) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.kill(pid, signal)
+        #elseif canImport(Musl)
+            Musl.kill(pid, signal)
+        #else
+            Darwin.kill(pid, signal)
+        #endif
+    }
+}
+
+/// A child process could not be run, or did not finish.
+public struct ChildProcessError: Error, Sendable, CustomStringConvertible {
+    /// What happened.
+    public var message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
