@@ -1,3 +1,4 @@
+import Synchronization
 import CurlHTTP
 import FeedCore
 import Foundation
@@ -276,8 +277,14 @@ struct CurlClientTests {
     func cancelQueued() async throws {
         var configuration = CurlClient.Configuration()
         configuration.maxConnectionsPerHost = 1
+        // The first response is held until the queued request has been cancelled, so the
+        // outcome does not depend on how fast a loaded machine runs.
+        let release = Mutex(false)
         try await withClientAndServer(configuration) { request in
-            LoopbackResponse(text: request.path, delay: request.path == "/first" ? .milliseconds(300) : nil)
+            if request.path == "/first" {
+                while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            return LoopbackResponse(text: request.path)
         } _: { client, server in
             let first = try get(server, "/first")
             let second = try get(server, "/second")
@@ -287,6 +294,7 @@ struct CurlClientTests {
             try await Task.sleep(for: .milliseconds(20))
             queued.cancel()
             let queuedResult = await queued.result
+            release.withLock { $0 = true }
             if case .failure(let error as TransportError) = queuedResult {
                 #expect(error.kind == .cancelled)
             } else {
