@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit",
+                "FeedaggKit", "FeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -81,9 +81,29 @@ public struct FeedResult: Sendable {
     public var unchanged: Bool = false
     /// Responses worth remembering for the next pull's conditional requests, in page order.
     public var cacheable: [CachedResponse] = []
+    /// The walk read every page the API lists, unfiltered: no failure, no `max_pages` stop, no
+    /// incremental stop, no `since` watermark. Only then may a store conclude that stored items
+    /// the pull did not return are gone from the API.
+    public var complete: Bool = false
+    /// An incremental pull stopped after this page because it held only items already stored
+    /// unchanged (the older pages are stored too).
+    public var stoppedAtStoredPage: Int?
+    /// An incremental pull asked only for items updated since this date (the API's `since` filter).
+    public var watermark: Date?
 
     /// Whether the pull completed without error.
     public var succeeded: Bool { error == nil }
+}
+
+/// How much of a feed a pull re-reads when a ``PullMemory`` remembers an earlier pull.
+public enum RefreshMode: Sendable, Equatable {
+    /// Page 1 answering `304 Not Modified` ends the feed's pull (unchanged); a date-ordered feed
+    /// stops after a page holding only items stored unchanged; a `since` filter is sent where the
+    /// source offers one.
+    case incremental
+    /// Every page is walked from page 1 (conditional requests are still sent, and a `304` is
+    /// served from the remembered body); no watermark, no early stop.
+    case full
 }
 
 /// The engine: walks a feed's pages with its pagination strategy through a transport.
@@ -91,6 +111,11 @@ public struct FeedResult: Sendable {
 /// When page 1 reveals the page count, the remaining pages are fetched concurrently (at most
 /// ``pageConcurrency`` at once) and still delivered in page order; otherwise the walk follows
 /// next links one by one, refusing to revisit a URL.
+///
+/// With a ``memory``, requests are conditional (`If-None-Match`, `If-Modified-Since`) and, in
+/// ``RefreshMode/incremental`` mode, a feed whose page 1 is unchanged costs one request; a
+/// date-ordered feed with stored items is walked page by page and stops at the first page whose
+/// items are all stored unchanged.
 public struct FeedEngine: Sendable {
     /// The HTTP seam.
     public var transport: any HTTPTransport
@@ -102,17 +127,20 @@ public struct FeedEngine: Sendable {
     public var clock: ContinuousClock
     /// Responses remembered from earlier pulls (conditional requests), if any.
     public var memory: (any PullMemory)?
+    /// Incremental (default) or full refresh.
+    public var refresh: RefreshMode
 
     /// Creates an engine.
     public init(
         transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents(),
-        memory: (any PullMemory)? = nil
+        memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental
     ) {
         self.transport = transport
         self.pageConcurrency = max(1, pageConcurrency)
         self.events = events
         self.clock = ContinuousClock()
         self.memory = memory
+        self.refresh = refresh
     }
 
     /// Pulls every feed concurrently; results are in the order of `feeds`.
@@ -137,6 +165,9 @@ public struct FeedEngine: Sendable {
             requests: walk.requests, error: walk.error, notes: walk.notes, duration: clock.now - start)
         result.unchanged = walk.unchanged
         result.cacheable = walk.cacheable
+        result.complete = walk.reachedEnd && walk.error == nil && walk.watermark == nil
+        result.stoppedAtStoredPage = walk.stoppedAtStoredPage
+        result.watermark = walk.watermark
         events.feedFinished(result)
         return result
     }
@@ -151,10 +182,14 @@ public struct FeedEngine: Sendable {
     }
 
     /// Fetches and decodes one page; never throws, failures come back as ``FeedError``.
-    func fetch(_ url: URL, number: Int, feed: Feed) async -> Result<Fetched, FeedError> {
+    ///
+    /// A `304` answers with the remembered body, except when `notModifiedEndsFeed` (page 1 of an
+    /// incremental pull whose last pull succeeded): then it comes back as ``Fetched/notModified``.
+    func fetch(_ url: URL, number: Int, feed: Feed, notModifiedEndsFeed: Bool = false) async -> Result<Fetched, FeedError> {
         var request = request(for: url, feed: feed)
         let key = Redaction.redact(url)
-        let cached = memory?.cachedResponse(for: key)
+        let memoryKey = memory?.key(for: url) ?? key
+        let cached = memory?.cachedResponse(for: memoryKey)
         if let cached, cached.isRevalidatable {
             if let etag = cached.etag { request.headers.set("If-None-Match", etag) }
             if let lastModified = cached.lastModified { request.headers.set("If-Modified-Since", lastModified) }
@@ -174,7 +209,7 @@ public struct FeedEngine: Sendable {
             return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError)))
         }
         if response.status == 304, let cached {
-            if number == 1 {
+            if notModifiedEndsFeed {
                 events.requestFinished(
                     RequestRecord(
                         feed: feed.name, method: request.method, url: key, status: 304, bytes: response.body.count,
@@ -210,7 +245,7 @@ public struct FeedEngine: Sendable {
                 var headers = HTTPHeaders()
                 for field in response.headers where field.name.lowercased() == "link" { headers.add(field.name, field.value) }
                 remembered = CachedResponse(
-                    key: key, etag: etag, lastModified: lastModified, headers: headers, body: response.body)
+                    key: memoryKey, etag: etag, lastModified: lastModified, headers: headers, body: response.body)
             }
             return .success(.page(decoded, outcome, remembered))
         } catch let error as PageDecodeError {
@@ -263,6 +298,14 @@ private struct Walk {
     var visited: Set<String> = []
     var unchanged = false
     var cacheable: [CachedResponse] = []
+    /// The walk reached a page with no next page.
+    var reachedEnd = false
+    var stoppedAtStoredPage: Int?
+    var watermark: Date?
+    /// Stop at a page of stored items (date-ordered feed with a baseline).
+    var stopAtStored: IncrementalBaseline?
+    /// Page 1 answering 304 ends the pull (the store holds the feed as of a successful pull).
+    var trustNotModified = false
 
     init(engine: FeedEngine, feed: Feed) {
         self.engine = engine
@@ -279,19 +322,40 @@ private struct Walk {
         visited.insert(outcome.url.absoluteString)
     }
 
+    /// Whether the walk stops after `page` (incremental: every item already stored unchanged).
+    mutating func stopsAt(_ page: DecodedPage, number: Int) -> Bool {
+        guard let baseline = stopAtStored, page.items.allSatisfy(baseline.isStoredUnchanged) else { return false }
+        stoppedAtStoredPage = number
+        return true
+    }
+
     mutating func run() async {
-        let first = strategy.firstPage(feed.source.firstPageURL, pageSize: feed.context.pageSize)
+        var firstURL = feed.source.firstPageURL
+        if engine.refresh == .incremental, let baseline = engine.memory?.baseline(for: feed.name) {
+            trustNotModified = true
+            if feed.source.ordering == .newestFirst { stopAtStored = baseline }
+            // One second of overlap: `since` compares at second resolution on some APIs.
+            if let newest = baseline.newestUpdate,
+                let filtered = feed.source.firstPageURL(updatedSince: newest.addingTimeInterval(-1))
+            {
+                firstURL = filtered
+                watermark = newest.addingTimeInterval(-1)
+            }
+        }
+        let first = strategy.firstPage(firstURL, pageSize: feed.context.pageSize)
         requests += 1
-        let fetched = await fetchOrRecord(first, number: 1)
+        let fetched = await fetchOrRecord(first, number: 1, notModifiedEndsFeed: trustNotModified)
         if case .success(.notModified) = fetched {
             unchanged = true
             return
         }
         guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
         accept(decoded, outcome, remembered)
+        if stopsAt(decoded, number: 1) { return }
         var last = outcome
 
-        if let remaining = strategy.remainingPages(after: outcome), !remaining.isEmpty {
+        // An incremental walk of a date-ordered feed goes page by page, to stop at stored items.
+        if stopAtStored == nil, let remaining = strategy.remainingPages(after: outcome), !remaining.isEmpty {
             let allowed = Array(remaining.prefix(max(0, maxPages - 1)))
             if allowed.count < remaining.count {
                 notes.append("stopped at max_pages = \(maxPages) of \(remaining.count + 1) pages")
@@ -319,8 +383,10 @@ private struct Walk {
             guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(next, number: pages + 1)
             else { return }
             accept(decoded, outcome, remembered)
+            if stopsAt(decoded, number: outcome.number) { return }
             current = outcome
         }
+        reachedEnd = true
     }
 
     /// Fetches `urls` (pages 2…) concurrently, bounded, and accepts them in order. Returns the
@@ -364,8 +430,10 @@ private struct Walk {
         return last
     }
 
-    mutating func fetchOrRecord(_ url: URL, number: Int) async -> Result<Fetched, FeedError> {
-        let result = await engine.fetch(url, number: number, feed: feed)
+    mutating func fetchOrRecord(_ url: URL, number: Int, notModifiedEndsFeed: Bool = false) async
+        -> Result<Fetched, FeedError>
+    {
+        let result = await engine.fetch(url, number: number, feed: feed, notModifiedEndsFeed: notModifiedEndsFeed)
         if case .failure(let failure) = result { error = failure }
         return result
     }

@@ -103,6 +103,9 @@ public protocol FeedSource: Sendable {
     var credentialHeaders: HTTPHeaders { get }
     /// The wire order of items.
     var ordering: ItemOrdering { get }
+    /// Page 1's URL asking only for items updated at or after `date`, when the API offers such a
+    /// filter (GitHub gists' `since`); `nil` when it does not. Used as a watermark by incremental pulls.
+    func firstPageURL(updatedSince date: Date) -> URL?
     /// Maps one page of the response into items (and, for page-number APIs, the totals).
     func decodePage(_ page: FetchedPage) throws -> DecodedPage
 }
@@ -111,6 +114,7 @@ extension FeedSource {
     public var requestHeaders: HTTPHeaders { [:] }
     public var credentialHeaders: HTTPHeaders { [:] }
     public var ordering: ItemOrdering { .unordered }
+    public func firstPageURL(updatedSince date: Date) -> URL? { nil }
     /// The source type name of this instance.
     public var typeName: String { Self.descriptor.typeName }
 }

@@ -26,8 +26,45 @@ public struct CachedResponse: Sendable {
     public var isRevalidatable: Bool { etag != nil || lastModified != nil }
 }
 
+/// What a store knows about a feed before pulling it, so the pull can be incremental.
+///
+/// Only given for a feed whose last pull succeeded: a failed pull may have left a gap between the
+/// newest items it stored and the older ones, which only a full walk closes.
+public struct IncrementalBaseline: Sendable {
+    /// The content digest (``FeedItem/contentDigest``) of every stored item, by item id.
+    public var digests: [String: Int64]
+    /// The newest `updated` date among the stored items, for APIs with a `since` filter.
+    public var newestUpdate: Date?
+    /// Pages of the last complete walk, if any.
+    public var pageCount: Int?
+
+    /// Creates a baseline.
+    public init(digests: [String: Int64], newestUpdate: Date?, pageCount: Int?) {
+        self.digests = digests
+        self.newestUpdate = newestUpdate
+        self.pageCount = pageCount
+    }
+
+    /// Whether `item` is stored with exactly this content.
+    public func isStoredUnchanged(_ item: FeedItem) -> Bool {
+        digests[item.id] == item.contentDigest
+    }
+}
+
 /// What the engine may remember between pulls; the store implements it.
 public protocol PullMemory: Sendable {
-    /// The last successful response for `key` (a redacted URL), if remembered.
+    /// The key remembering the response to `url`: the URL with secrets redacted (never a credential).
+    func key(for url: URL) -> String
+    /// The last successful response for `key` (see ``key(for:)``), if remembered.
     func cachedResponse(for key: String) -> CachedResponse?
+    /// What is stored of `feed`, when its pull may be incremental; `nil` to walk in full.
+    func baseline(for feed: String) -> IncrementalBaseline?
+}
+
+extension PullMemory {
+    /// `url` with secrets redacted.
+    public func key(for url: URL) -> String { Redaction.redact(url) }
+
+    /// No baseline: every pull walks in full (conditional requests still apply).
+    public func baseline(for feed: String) -> IncrementalBaseline? { nil }
 }

@@ -32,6 +32,15 @@ public struct StreamPage: Sendable {
     public var totalPages: Int
     /// This page's entries.
     public var entries: [StreamEntry]
+
+    /// Creates a page.
+    public init(page: Int, perPage: Int, totalItems: Int, totalPages: Int, entries: [StreamEntry]) {
+        self.page = page
+        self.perPage = perPage
+        self.totalItems = totalItems
+        self.totalPages = totalPages
+        self.entries = entries
+    }
 }
 
 /// Merges feeds into one ordered, de-duplicated stream.

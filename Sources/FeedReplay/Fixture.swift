@@ -100,7 +100,7 @@ public enum FixtureStore {
         } else if let value = response["body"], !(value is NSNull) {
             guard
                 let encoded = try? JSONSerialization.data(
-                    withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+                    withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
             else { throw FixtureError(path: file.path, message: "response body is not JSON") }
             body = encoded
         } else {

@@ -67,12 +67,13 @@ extension FeedStore {
                 UPDATE feed SET pulls = pulls + 1, last_attempt_at = :now, last_error = :error,
                     last_pages = :pages, last_requests = :requests, last_items = :items,
                     last_success_at = CASE WHEN :succeeded THEN :now ELSE last_success_at END,
-                    page_count = CASE WHEN :succeeded THEN :pages ELSE page_count END
+                    page_count = COALESCE(:pageCount, page_count)
                 WHERE name = :feed
                 """,
             arguments: [
                 "now": now, "error": pull.error, "pages": pull.stats.pages, "requests": pull.stats.requests,
                 "items": pull.items.count, "succeeded": succeeded, "feed": pull.feed,
+                "pageCount": succeeded ? pull.pageCount : nil,
             ])
         let pullNumber = try Int64.fetchOne(db, sql: "SELECT pulls FROM feed WHERE name = ?", arguments: [pull.feed]) ?? 0
         var nextPosition =
@@ -95,7 +96,7 @@ extension FeedStore {
         for item in pull.items {
             // The first occurrence wins when pages overlap and repeat an item.
             guard seen.insert(item.id).inserted else { continue }
-            let hash = ContentHash.of(item)
+            let hash = item.contentDigest
             let dedupKey = UnifiedStream.dedupKey(item, source: pull.source)
             let existing = try Row.fetchOne(
                 db.cachedStatement(

@@ -33,7 +33,9 @@ public struct StreamCursor: Sendable, Hashable, CustomStringConvertible {
 
     init(position: Position) throws {
         self.position = position
-        token = Self.base64URL(try JSONEncoder().encode(position))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        token = Self.base64URL(try encoder.encode(position))
     }
 
     /// Decodes a token returned as ``StoredStreamPage/nextCursor``.

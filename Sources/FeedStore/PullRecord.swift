@@ -37,11 +37,14 @@ public struct FeedPull: Sendable {
     public var error: String?
     /// HTTP responses to remember for conditional requests, committed with the items.
     public var cacheEntries: [HTTPCacheEntry]
+    /// How many pages the API lists for the feed, when the pull walked them all (kept for
+    /// speculative fetching); `nil` leaves the stored count as it was.
+    public var pageCount: Int?
 
     /// Creates a pull record.
     public init(
         feed: String, source: String, items: [FeedItem], complete: Bool, stats: PullStats, error: String? = nil,
-        cacheEntries: [HTTPCacheEntry] = []
+        cacheEntries: [HTTPCacheEntry] = [], pageCount: Int? = nil
     ) {
         self.feed = feed
         self.source = source
@@ -50,14 +53,17 @@ public struct FeedPull: Sendable {
         self.stats = stats
         self.error = error
         self.cacheEntries = cacheEntries
+        self.pageCount = pageCount ?? (complete && error == nil ? stats.pages : nil)
     }
 
-    /// The record of an engine result: complete when it succeeded without notes (a `max_pages` stop adds a note).
-    public init(_ result: FeedResult, cacheEntries: [HTTPCacheEntry] = []) {
+    /// The record of an engine result, with its cacheable responses as cache entries. Complete
+    /// when the engine says so (``FeedResult/complete``); an unchanged feed (page 1 answered `304`)
+    /// records the request and keeps its items, cache and page count as they were.
+    public init(_ result: FeedResult) {
         self.init(
-            feed: result.feed, source: result.source, items: result.items,
-            complete: result.succeeded && result.notes.isEmpty, stats: PullStats(result),
-            error: result.error?.description, cacheEntries: cacheEntries)
+            feed: result.feed, source: result.source, items: result.items, complete: result.complete,
+            stats: PullStats(result), error: result.error?.description,
+            cacheEntries: result.cacheable.map(HTTPCacheEntry.init))
     }
 }
 
@@ -110,6 +116,15 @@ public struct HTTPCacheEntry: Sendable, Hashable {
         self.etag = etag ?? headers["ETag"]
         self.lastModified = lastModified ?? headers["Last-Modified"]
         self.storedAt = storedAt
+    }
+}
+
+extension HTTPCacheEntry {
+    /// The entry remembering an engine's cacheable response (status 200).
+    public init(_ response: CachedResponse) {
+        self.init(
+            url: response.key, status: 200, headers: response.headers, body: response.body, etag: response.etag,
+            lastModified: response.lastModified)
     }
 }
 

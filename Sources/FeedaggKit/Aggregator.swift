@@ -1,6 +1,7 @@
 public import FeedCore
 public import FeedConfig
 public import Foundation
+public import FeedStore
 import CurlHTTP
 import FeedReplay
 
@@ -16,20 +17,55 @@ public enum ExitStatus: Int32, Sendable {
     case partialFailure = 3
     /// Every feed failed.
     case allFailed = 4
+    /// The store could not be used (locked by another process past the wait, damaged, unwritable);
+    /// nothing in it was changed.
+    case storeUnavailable = 5
 }
 
 /// What a pull produced.
 public struct PullReport: Sendable {
-    /// Per-feed results, in declaration order.
+    /// Per-feed results, in declaration order. Their ``FeedResult/items`` are empty once committed
+    /// (the store holds them) unless ``PullSettings/retainItems`` is set.
     public var results: [FeedResult]
-    /// The merged stream.
-    public var entries: [StreamEntry]
+    /// What each feed's commit did to the store, by feed name (absent when the commit failed).
+    public var commits: [String: CommitSummary]
+    /// Feeds whose commit failed, with the store's message.
+    public var storeFailures: [String: StoreError]
+    /// The requested page of the unified stream, read back from the store.
+    public var page: StoredStreamPage
+    /// The store the pull wrote (removed again when it was temporary).
+    public var storePath: String
 
     /// Success, partial failure or total failure.
     public var exitStatus: ExitStatus {
-        let failed = results.filter { !$0.succeeded }.count
+        let failed = results.filter { !$0.succeeded || storeFailures[$0.feed] != nil }.count
         if failed == 0 { return .success }
         return failed == results.count ? .allFailed : .partialFailure
+    }
+}
+
+/// Where a command keeps its store.
+public enum StoreLocation: Sendable, Equatable {
+    /// `$XDG_DATA_HOME/feedagg/feedagg.sqlite`, else `~/.local/share/feedagg/feedagg.sqlite`.
+    case standard
+    /// This file (`--db FILE`).
+    case file(String)
+    /// A fresh store in a temporary directory, removed after the command (replays and recordings
+    /// without `--db`, so they neither read nor touch the user's store).
+    case temporary
+
+    /// The path for `environment`, creating the temporary directory if needed.
+    func resolve(environment: [String: String]) throws -> (path: String, temporaryDirectory: URL?) {
+        switch self {
+        case .standard:
+            return (try FeedStore.defaultPath(environment: environment), nil)
+        case .file(let path):
+            return (path, nil)
+        case .temporary:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "feedagg-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+            return (directory.appendingPathComponent("feedagg.sqlite").path, directory)
+        }
     }
 }
 
@@ -49,6 +85,18 @@ public struct PullSettings: Sendable {
     public var onlyFeeds: [String] = []
     /// Send every feed to this origin instead of its base URL (keeping the base URL's path).
     public var baseURLOverride: URL?
+    /// The store; `nil` means ``StoreLocation/standard``, or ``StoreLocation/temporary`` when
+    /// replaying or recording.
+    public var store: StoreLocation?
+    /// Incremental (default) or full (`--full`).
+    public var refresh: RefreshMode = .incremental
+    /// The page of the unified stream to read back after the pull.
+    public var page: Int = 1
+    /// Entries per page.
+    public var perPage: Int = 20
+    /// Keep each result's items in the report (tests); by default they are dropped once committed,
+    /// so memory is bounded by the feeds in flight, not by everything pulled.
+    public var retainItems = false
 
     /// Creates settings.
     public init(configPath: String, replayDirectory: String? = nil, verbose: Bool = false, quiet: Bool = false,
@@ -60,15 +108,21 @@ public struct PullSettings: Sendable {
         self.quiet = quiet
         self.recordDirectory = recordDirectory
     }
+
+    /// The store location in effect.
+    public var effectiveStore: StoreLocation {
+        store ?? (replayDirectory != nil || recordDirectory != nil ? .temporary : .standard)
+    }
 }
 
-/// The application: loads feeds.yaml, builds feeds from the registry, pulls, merges.
+/// The application: loads feeds.yaml, builds feeds from the registry, pulls into the store, reads
+/// the unified stream back.
 public struct Aggregator: Sendable {
     /// Known source types.
     public var registry: SourceRegistry
     /// Where messages go.
     public var console: Console
-    /// The process environment (for `${VAR}` interpolation).
+    /// The process environment (for `${VAR}` interpolation and the store's default location).
     public var environment: [String: String]
 
     /// Creates an aggregator.
@@ -92,14 +146,34 @@ public struct Aggregator: Sendable {
         return (document, feeds)
     }
 
-    /// Runs a pull: configuration, transport (libcurl, or a replay server), engine, merge.
+    /// Opens the store at `location` (throws ``StoreError``); returns it and the temporary directory
+    /// to remove afterwards, if any.
+    public func openStore(_ location: StoreLocation) throws -> (FeedStore, URL?) {
+        let (path, temporary) = try location.resolve(environment: environment)
+        do {
+            return (try FeedStore.open(path: path), temporary)
+        } catch {
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
+            throw error
+        }
+    }
+
+    /// Runs a pull: configuration, store, transport (libcurl, or a replay server), engine, one
+    /// commit per feed as it finishes, then the requested page of the unified stream.
     public func pull(_ settings: PullSettings) async throws -> PullReport {
+        // Configuration errors come first: nothing is opened or fetched for a bad feeds.yaml.
+        _ = try load(configPath: settings.configPath)
+        let (store, temporary) = try openStore(settings.effectiveStore)
+        defer {
+            try? store.close()
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
+        }
         var replay: ReplayServer?
         if let directory = settings.replayDirectory {
             replay = try await ReplayServer.start(directory: directory)
         }
         do {
-            let report = try await pull(settings, replay: replay)
+            let report = try await pull(settings, store: store, replay: replay)
             try await replay?.shutdown()
             return report
         } catch {
@@ -108,9 +182,10 @@ public struct Aggregator: Sendable {
         }
     }
 
-    private func pull(_ settings: PullSettings, replay: ReplayServer?) async throws -> PullReport {
+    private func pull(_ settings: PullSettings, store: FeedStore, replay: ReplayServer?) async throws -> PullReport {
         let override = replay?.baseURL ?? settings.baseURLOverride
         var (document, feeds) = try load(configPath: settings.configPath, baseURLOverride: override)
+        let declared = feeds.map(\.name)
         if !settings.onlyFeeds.isEmpty {
             for name in settings.onlyFeeds where !feeds.contains(where: { $0.name == name }) {
                 throw ConfigError(
@@ -129,7 +204,14 @@ public struct Aggregator: Sendable {
                 maxConnectionsPerHost: config.maxConnectionsPerHost, userAgent: config.userAgent))
         defer { client.shutdown() }
         var transport: any HTTPTransport = client
+        // A recording must hold full responses: no conditional requests, no incremental stops.
+        // Replays run on an ephemeral port: cache keys name the recordings, not the port.
+        var memory: (any PullMemory)? = StorePullMemory(
+            store: store, sources: Dictionary(feeds.map { ($0.name, $0.source.typeName) }, uniquingKeysWith: { a, _ in a }),
+            originRewrite: replay.map { (Self.origin(of: $0.baseURL), "replay:") },
+            onError: { [console] error in console.error("warning: \(error); fetching without the cache") })
         if let directory = settings.recordDirectory {
+            memory = nil
             // Recording through an override (a stand-in server): write the feed's real origin.
             var rewrite: (from: String, to: String)?
             if let override, feeds.count == 1, let real = try? load(configPath: settings.configPath).1
@@ -151,36 +233,89 @@ public struct Aggregator: Sendable {
                 if verbose { console.error(Self.describe(record)) }
             },
             pageFinished: { _ in progress.page() },
-            feedFinished: { result in
-                progress.feedDone()
-                if let error = result.error {
-                    console.error("✗ \(error)")
-                } else if !quiet {
-                    console.error(Self.summary(result))
-                }
-                if !quiet { for note in result.notes { console.error("  note: feed '\(result.feed)': \(note)") } }
-            })
-        let engine = FeedEngine(transport: transport, pageConcurrency: config.pageConcurrency, events: events)
+            feedFinished: { _ in progress.feedDone() })
+        let engine = FeedEngine(
+            transport: transport, pageConcurrency: config.pageConcurrency, events: events, memory: memory,
+            refresh: settings.refresh)
         let selected = feeds
-        let results = await withTaskGroup(of: [FeedResult]?.self) { group in
-            group.addTask { await engine.pull(selected) }
+        let retain = settings.retainItems
+        typealias Outcome = (index: Int, result: FeedResult, commit: Result<CommitSummary, StoreError>)
+        let outcomes = await withTaskGroup(of: Outcome?.self) { group in
+            for (index, feed) in selected.enumerated() {
+                group.addTask {
+                    var result = await engine.pull(feed)
+                    let commit = await Self.commit(result, to: store)
+                    Self.report(result, commit: commit, quiet: quiet, on: console)
+                    if !retain { result.items = [] }
+                    return (index, result, commit)
+                }
+            }
             group.addTask {
                 if !quiet { await progress.display(on: console) }
                 return nil
             }
-            var results: [FeedResult] = []
-            for await value in group {
-                if let value {
-                    results = value
+            var outcomes: [Outcome] = []
+            for await outcome in group {
+                guard let outcome else { continue }
+                outcomes.append(outcome)
+                if outcomes.count == selected.count {
                     progress.finish()
                     group.cancelAll()
                 }
             }
-            return results
+            if selected.isEmpty { progress.finish() }
+            return outcomes.sorted { $0.index < $1.index }
         }
-        let entries = UnifiedStream.merge(
-            results.map { UnifiedStream.Input(feed: $0.feed, source: $0.source, items: $0.items) })
-        return PullReport(results: results, entries: entries)
+        var commits: [String: CommitSummary] = [:]
+        var failures: [String: StoreError] = [:]
+        for outcome in outcomes {
+            switch outcome.commit {
+            case .success(let summary): commits[outcome.result.feed] = summary
+            case .failure(let error): failures[outcome.result.feed] = error
+            }
+        }
+        let page = try await Self.offPool {
+            try store.placeUndatedItems(feedOrder: declared)
+            return try store.stream(feeds: declared, page: settings.page, perPage: settings.perPage)
+        }
+        return PullReport(
+            results: outcomes.map(\.result), commits: commits, storeFailures: failures, page: page,
+            storePath: store.path)
+    }
+
+    /// Commits one feed's result on a thread outside the cooperative pool (SQLite may wait for a lock).
+    static func commit(_ result: FeedResult, to store: FeedStore) async -> Result<CommitSummary, StoreError> {
+        do {
+            return .success(try await offPool { try store.commitPull(FeedPull(result)) })
+        } catch {
+            return .failure(
+                error as? StoreError
+                    ?? StoreError(kind: .database, path: store.path, operation: "commit", detail: "\(error)"))
+        }
+    }
+
+    /// Runs blocking work (SQLite) on a global dispatch queue, keeping the cooperative pool free.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Prints the feed's summary line (or its failure) once it is committed.
+    static func report(
+        _ result: FeedResult, commit: Result<CommitSummary, StoreError>, quiet: Bool, on console: Console
+    ) {
+        if case .failure(let error) = commit {
+            console.error("✗ feed '\(result.feed)': not saved: \(error)")
+            return
+        }
+        if let error = result.error {
+            let kept = (try? commit.get()).map { $0.inserted + $0.updated + $0.unchanged } ?? 0
+            console.error("✗ \(error)" + (kept > 0 ? " (the \(kept) items fetched before the failure are saved)" : ""))
+        } else if !quiet {
+            console.error(summary(result, commit: try? commit.get()))
+        }
+        if !quiet { for note in result.notes { console.error("  note: feed '\(result.feed)': \(note)") } }
     }
 
     static func origin(of url: URL) -> String {
@@ -201,10 +336,22 @@ public struct Aggregator: Sendable {
             + (record.fromCache ? " · from cache" : " · network") + " [\(record.feed)]"
     }
 
-    /// `✓ name (source): N items, P pages, R requests, 0.21 s`.
-    public static func summary(_ result: FeedResult) -> String {
+    /// `✓ name (source): N items (n new, u updated), P pages, R requests, 0.21 s`, or
+    /// `✓ name (source): unchanged (304), 1 request, 0.05 s`.
+    public static func summary(_ result: FeedResult, commit: CommitSummary? = nil) -> String {
         let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        return "✓ \(result.feed) (\(result.source)): \(result.items.count) items, \(result.pages) pages, "
-            + "\(result.requests) requests, \(String(format: "%.2f", seconds)) s"
+        let time = String(format: "%.2f", seconds) + " s"
+        let requests = "\(result.requests) request" + (result.requests == 1 ? "" : "s")
+        if result.unchanged {
+            return "✓ \(result.feed) (\(result.source)): unchanged since the last pull (304), \(requests), \(time)"
+        }
+        var line = "✓ \(result.feed) (\(result.source)): \(result.items.count) items"
+        if let commit { line += " (\(commit.inserted) new, \(commit.updated) updated)" }
+        line += ", \(result.pages) pages, \(requests), \(time)"
+        if let page = result.stoppedAtStoredPage {
+            line += "; stopped after page \(page): the older items are already stored"
+        }
+        if let watermark = result.watermark { line += "; asked only for items updated since \(ISO8601.string(from: watermark))" }
+        return line
     }
 }

@@ -76,12 +76,19 @@ public enum TestBinary {
     }
 
     /// The current environment without the variables feeds.yaml files commonly reference
-    /// (`GITHUB_TOKEN`, `PX_CONSUMER_KEY`), so a developer's own credentials never leak into a test.
+    /// (`GITHUB_TOKEN`, `PX_CONSUMER_KEY`), so a developer's own credentials never leak into a test,
+    /// and with `XDG_DATA_HOME` in a temporary folder of this test process, so a test that does not
+    /// pass `--db` never touches the developer's own store.
     public static var cleanEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for name in ["GITHUB_TOKEN", "PX_CONSUMER_KEY", overrideVariable] { environment[name] = nil }
+        environment["XDG_DATA_HOME"] = testDataHome
         return environment
     }
+
+    /// `$TMPDIR/feedagg-tests-PID/data`: the default store's parent for every test of this process.
+    public static let testDataHome: String = FileManager.default.temporaryDirectory
+        .appendingPathComponent("feedagg-tests-\(ProcessInfo.processInfo.processIdentifier)/data").path
 
     /// Runs the built `feedagg` with `arguments` (see ``ChildProcess/run(_:arguments:environment:currentDirectory:timeout:)``).
     public static func runFeedagg(

@@ -34,6 +34,8 @@ public struct GitHubGistsSource: FeedSource {
     public let firstPageURL: URL
     private let token: Secret?
     private let webRoot: URL?
+    private let feed: FeedContext
+    private let path: String
 
     /// Reads `user`, `since` and `token`.
     public init(feed: FeedContext, parameters: FeedParameters) throws {
@@ -45,7 +47,15 @@ public struct GitHubGistsSource: FeedSource {
         token = try parameters.secret("token")
         webRoot = GitHubAPI.webRoot(for: feed.baseURL)
         let path = user.map { "/users/\(GitHubAPI.segment($0))/gists" } ?? "/gists/public"
+        self.feed = feed
+        self.path = path
         firstPageURL = feed.endpoint(path, query: since.map { [("since", ISO8601.string(from: $0))] } ?? [])
+    }
+
+    /// The listing with `since` = the later of `date` and the configured `since`.
+    public func firstPageURL(updatedSince date: Date) -> URL? {
+        let watermark = since.map { max($0, date) } ?? date
+        return feed.endpoint(path, query: [("since", ISO8601.string(from: watermark))])
     }
 
     /// Link-header pagination with `per_page`.

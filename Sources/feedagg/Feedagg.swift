@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeedCore
 import FeedaggKit
+import FeedStore
 import Foundation
 
 /// `feedagg`: declare feeds in YAML, pull them, read one merged, paged stream.
@@ -11,9 +12,10 @@ struct Feedagg: AsyncParsableCommand {
         abstract: "Merge many paginated web APIs into one paged stream.",
         discussion: """
             Exit status: 0 success; 2 usage or configuration error (nothing fetched);
-            3 some feeds failed (the others are printed); 4 every feed failed; 1 internal error.
+            3 some feeds failed (the others are printed); 4 every feed failed;
+            5 the store is unavailable (locked by another feedagg, damaged, unwritable); 1 internal error.
             """,
-        subcommands: [Pull.self, Validate.self, Sources.self, Record.self],
+        subcommands: [Pull.self, Show.self, Feeds.self, Prune.self, Validate.self, Sources.self, Record.self],
         defaultSubcommand: Pull.self)
 
     /// Runs the command and maps every error to a documented exit status.
@@ -28,6 +30,10 @@ struct Feedagg: AsyncParsableCommand {
         } catch let error as ConfigError {
             Console().error(String(describing: error))
             Foundation.exit(ExitStatus.usageOrConfig.rawValue)
+        } catch let error as StoreError {
+            Console().error("feedagg: \(error)")
+            Foundation.exit(
+                error.kind == .invalidCursor ? ExitStatus.usageOrConfig.rawValue : ExitStatus.storeUnavailable.rawValue)
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
         } catch {
@@ -52,6 +58,18 @@ struct Feedagg: AsyncParsableCommand {
 struct ConfigOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "The feeds file.")
     var config: String = "feeds.yaml"
+}
+
+/// The store option.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The store (SQLite).",
+            discussion: "Default: $XDG_DATA_HOME/feedagg/feedagg.sqlite, else ~/.local/share/feedagg/feedagg.sqlite.",
+            valueName: "file"))
+    var db: String?
+
+    var location: StoreLocation { db.map(StoreLocation.file) ?? .standard }
 }
 
 /// Options of commands that print the stream.
@@ -82,10 +100,21 @@ extension Feedagg {
             abstract: "Fetch every feed and print the first page of the merged stream.")
 
         @OptionGroup var config: ConfigOptions
+        @OptionGroup var store: StoreOptions
         @OptionGroup var stream: StreamOptions
 
-        @Option(help: "Serve recorded exchanges from this folder (e.g. Fixtures) instead of the network.")
+        @Option(
+            help: """
+                Serve recorded exchanges from this folder (e.g. Fixtures) instead of the network \
+                (without --db, into a temporary store).
+                """)
         var replay: String?
+
+        @Flag(help: "Walk every feed from page 1: no early stop at stored items, no 'since' watermark.")
+        var full = false
+
+        @Option(name: .customLong("feed"), help: "Pull only this feed (repeatable); the others keep their stored items.")
+        var feeds: [String] = []
 
         @Option(help: "Also record every exchange into this folder, credentials scrubbed.")
         var recordTo: String?
@@ -98,12 +127,16 @@ extension Feedagg {
 
         func run() async throws {
             let console = Console()
-            let report = try await Aggregator(console: console).pull(
-                PullSettings(
-                    configPath: config.config, replayDirectory: replay, verbose: verbose, quiet: quiet,
-                    recordDirectory: recordTo))
-            let page = UnifiedStream.page(report.entries, page: stream.page, perPage: stream.perPage)
-            console.output(StreamRenderer.render(page, format: stream.format.output, width: terminalWidth()))
+            var settings = PullSettings(
+                configPath: config.config, replayDirectory: replay, verbose: verbose, quiet: quiet,
+                recordDirectory: recordTo)
+            settings.store = store.db.map(StoreLocation.file)
+            settings.refresh = full ? .full : .incremental
+            settings.onlyFeeds = feeds
+            settings.page = stream.page
+            settings.perPage = stream.perPage
+            let report = try await Aggregator(console: console).pull(settings)
+            console.output(report.page.rendered(stream.format.output, width: terminalWidth()))
             throw ExitCode(report.exitStatus.rawValue)
         }
     }
@@ -137,6 +170,80 @@ extension Feedagg {
             settings.baseURLOverride = baseURL.flatMap(URL.init(string:))
             let report = try await Aggregator().pull(settings)
             throw ExitCode(report.exitStatus.rawValue)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a page of the merged stream from the store, without any network.",
+            discussion: """
+                Page with --page N, or with a cursor: every JSON page carries next_cursor, and \
+                `--after CURSOR` prints the entries after it. A cursor never repeats or skips an entry, \
+                even while a pull inserts new ones (those sort before it).
+                """)
+
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var stream: StreamOptions
+
+        @Option(name: .customLong("feed"), help: "Only this feed (repeatable).")
+        var feeds: [String] = []
+
+        @Option(name: .customLong("source"), help: "Only feeds of this source type (repeatable), e.g. github.repos.")
+        var sources: [String] = []
+
+        @Option(help: "Print the entries after this cursor (the next_cursor of an earlier page).")
+        var after: String?
+
+        func validate() throws {
+            if after != nil && stream.page != 1 { throw ValidationError("use either --page or --after, not both") }
+        }
+
+        func run() throws {
+            var settings = ShowSettings(configPath: config.config)
+            settings.store = store.location
+            settings.feeds = feeds
+            settings.sources = sources
+            settings.page = stream.page
+            settings.perPage = stream.perPage
+            settings.after = after
+            let page = try Aggregator().show(settings)
+            Console().output(page.rendered(stream.format.output, width: terminalWidth()))
+        }
+    }
+
+    struct Feeds: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List each feed with its stored items, last update, last error, pages and requests.")
+
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "Output format: table, json or jsonl.")
+        var format: StreamOptions.Format = .table
+
+        func run() throws {
+            let statuses = try Aggregator().feedStatuses(configPath: config.config, store: store.location)
+            Console().output(FeedStatusRenderer.render(statuses, format: format.output))
+        }
+    }
+
+    struct Prune: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the stored feeds that feeds.yaml no longer declares (items and cache).")
+
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Only list what would be deleted.")
+        var dryRun = false
+
+        func run() throws {
+            let removed = try Aggregator().prune(configPath: config.config, store: store.location, dryRun: dryRun)
+            let verb = dryRun ? "would delete" : "deleted"
+            var lines = removed.map { "\(verb) feed '\($0.name)' (\($0.items) items)" }
+            if removed.isEmpty { lines = ["nothing to prune: every stored feed is declared in \(config.config)"] }
+            Console().output(lines.joined(separator: "\n") + "\n")
         }
     }
 

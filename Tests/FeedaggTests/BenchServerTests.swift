@@ -17,6 +17,8 @@ struct BenchServerTests {
         let config = try folder.write("feeds.yaml", yaml)
         var settings = PullSettings(configPath: config.path)
         settings.quiet = true
+        settings.store = .temporary
+        settings.retainItems = true
         return try await Aggregator(environment: [:]).pull(settings)
     }
 
@@ -162,7 +164,7 @@ struct BenchServerTests {
                 #expect(result.error == nil, "\(name): \(result.error.map(String.init(describing:)) ?? "")")
                 #expect(result.items.count == count, "\(name)")
             }
-            #expect(report.entries.count == 120 + 12 + 150)
+            #expect(report.page.totalItems == 120 + 12 + 150)
             let stats = try await server.stats()
             #expect(stats.byRoute["404"] == 1, "requests by route: \(stats.byRoute)")
         }

@@ -7,11 +7,14 @@ import Testing
 // at a bench server (../shared/bench/ghserver.py) or at a scripted loopback server, its standard
 // output parsed, its standard error and exit status checked.
 
-/// Runs `feedagg` with `arguments` in `folder` (or the repository root).
+/// Runs `feedagg` with `arguments` in `folder` (or the repository root). With a folder, the
+/// default store lives in it (`XDG_DATA_HOME=folder/xdg`), so tests never share a store.
 private func feedagg(
     _ arguments: [String], in folder: URL? = nil, environment: [String: String] = TestBinary.cleanEnvironment
 ) async throws -> ProcessOutput {
-    try await TestBinary.runFeedagg(arguments, environment: environment, currentDirectory: folder)
+    var environment = environment
+    if let folder { environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path }
+    return try await TestBinary.runFeedagg(arguments, environment: environment, currentDirectory: folder)
 }
 
 /// Parses `--format json` output.
@@ -62,7 +65,8 @@ struct CLIEndToEndTests {
             #expect(output.stdout.hasPrefix(#"{"page":1,"per_page":100,"total_items":57,"total_pages":1,"#), "\(output.stdout.prefix(200))")
 
             let page = try jsonPage(output)
-            #expect(Set(page.keys) == ["page", "per_page", "total_items", "total_pages", "items"])
+            #expect(Set(page.keys) == ["page", "per_page", "total_items", "total_pages", "next_cursor", "items"])
+            #expect(page["next_cursor"] is NSNull, "one page holds everything: no next cursor")
             #expect(page["page"] as? Int == 1)
             #expect(page["per_page"] as? Int == 100)
             #expect(page["total_items"] as? Int == 45 + 12)

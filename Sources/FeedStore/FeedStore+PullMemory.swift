@@ -1,0 +1,102 @@
+public import FeedCore
+public import Foundation
+import GRDB
+
+extension FeedStore {
+    /// The incremental baseline of `feed`: its stored items' digests, newest `updated` date and page
+    /// count, or `nil` when its last pull failed (or it was never pulled, or it was pulled as another
+    /// source type), so that the next pull walks it in full and closes any gap a failure left.
+    public func baseline(for feed: String, source: String) throws -> IncrementalBaseline? {
+        try reading("read the stored state of feed '\(feed)'") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT source, page_count, last_success_at, last_error,
+                            (SELECT MAX(updated) FROM item WHERE item.feed = feed.name) AS newest
+                        FROM feed WHERE name = ?
+                        """,
+                    arguments: [feed]),
+                try row.decode(String.self, forColumn: "source") == source,
+                try row.decode(Double?.self, forColumn: "last_success_at") != nil,
+                try row.decode(String?.self, forColumn: "last_error") == nil
+            else { return nil }
+            var digests: [String: Int64] = [:]
+            let cursor = try Row.fetchCursor(
+                db, sql: "SELECT id, content_hash FROM item WHERE feed = ?", arguments: [feed])
+            while let item = try cursor.next() {
+                digests[try item.decode(String.self, atIndex: 0)] = try item.decode(Int64.self, atIndex: 1)
+            }
+            return IncrementalBaseline(
+                digests: digests,
+                newestUpdate: try row.decode(Double?.self, forColumn: "newest").map(Date.init(timeIntervalSince1970:)),
+                pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+        }
+    }
+}
+
+/// The store as the engine's ``PullMemory``: conditional requests from the HTTP cache, and
+/// incremental baselines from the stored items.
+///
+/// A read that fails (a damaged row, an I/O error) is reported through `onError` and answered as
+/// "nothing remembered": the pull then re-downloads instead of failing.
+public struct StorePullMemory: PullMemory {
+    /// The store.
+    public let store: FeedStore
+    /// Each feed's source type, by feed name: a baseline is only used for the same source type.
+    public let sources: [String: String]
+    /// Told about store reads that failed.
+    public let onError: @Sendable (StoreError) -> Void
+    /// When feeds are sent to a stand-in origin (a replay server on an ephemeral port), the
+    /// stand-in origin and the feeds' real one: keys are written with the real origin, so they
+    /// stay the same from one run to the next.
+    public let originRewrite: (from: String, to: String)?
+
+    /// Creates the adapter.
+    public init(
+        store: FeedStore, sources: [String: String], originRewrite: (from: String, to: String)? = nil,
+        onError: @escaping @Sendable (StoreError) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.sources = sources
+        self.originRewrite = originRewrite
+        self.onError = onError
+    }
+
+    /// The redacted URL, with the stand-in origin replaced by the real one.
+    public func key(for url: URL) -> String {
+        let key = Redaction.redact(url)
+        guard let (from, to) = originRewrite, key.hasPrefix(from) else { return key }
+        return to + key.dropFirst(from.count)
+    }
+
+    /// The cache entry of `key`, as a ``CachedResponse``.
+    public func cachedResponse(for key: String) -> CachedResponse? {
+        do {
+            guard let entry = try store.cachedResponse(for: key) else { return nil }
+            return CachedResponse(
+                key: entry.url, etag: entry.etag, lastModified: entry.lastModified, headers: entry.headers,
+                body: entry.body)
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// ``FeedStore/baseline(for:source:)``.
+    public func baseline(for feed: String) -> IncrementalBaseline? {
+        guard let source = sources[feed] else { return nil }
+        do {
+            return try store.baseline(for: feed, source: source)
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    private func report(_ error: any Error) {
+        onError(
+            error as? StoreError
+                ?? StoreError(kind: .database, path: store.path, operation: "read", detail: "\(error)"))
+    }
+}
