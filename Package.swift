@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore"], swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
-            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer"],
+            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore"],
             swiftSettings: strict),
     ]
 )
