@@ -22,8 +22,10 @@ release: deps
 	$(SWIFT) build -c release --product feedagg
 
 # The main job on the embedded default: feeds.yaml over the recorded Fixtures/, offline.
+# Its store stays in .build/demo/ (a second run is incremental: every page 1 answers 304), so
+# `$(BIN) show --db .build/demo/feedagg.sqlite` reads it afterwards.
 demo: release
-	$(BIN) pull --config feeds.yaml --replay Fixtures
+	$(BIN) pull --config feeds.yaml --replay Fixtures --db .build/demo/feedagg.sqlite
 
 # The whole test suite (unit, loopback HTTP, bench server, CLI end to end).
 test: deps
