@@ -30,7 +30,7 @@ passes=${BENCH_PASSES:-1}
 i=0
 while [ "$i" -lt "$passes" ]; do
   i=$((i + 1))
-  out=$("$FEEDAGG_BIN" pull --config "$config" --quiet --format json --per-page 1)
+  out=$("$FEEDAGG_BIN" pull --config "$config" --db "$state/feedagg.sqlite" --quiet --format json --per-page 1)
   total=$(printf '%s' "$out" | sed -n 's/.*"total_items":\([0-9]*\).*/\1/p')
 done
 echo "items=${total:-0}"

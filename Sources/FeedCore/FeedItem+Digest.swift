@@ -38,20 +38,25 @@ struct ContentHash {
         for shift in stride(from: 0, to: 64, by: 8) { byte(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
-    private mutating func bytes(_ data: some Collection<UInt8>) {
+    private mutating func bytes(_ buffer: UnsafeRawBufferPointer) {
         byte(1)
-        word(UInt64(data.count))
-        for value in data { byte(value) }
+        word(UInt64(buffer.count))
+        var state = self.state
+        for value in buffer {
+            state ^= UInt64(value)
+            state &*= 0x0000_0100_0000_01b3
+        }
+        self.state = state
     }
 
     mutating func add(_ text: String?) {
-        guard let text else { return byte(0) }
-        bytes(text.utf8)
+        guard var text else { return byte(0) }
+        text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func add(_ data: Data?) {
         guard let data else { return byte(0) }
-        bytes(data)
+        data.withUnsafeBytes { bytes($0) }
     }
 
     mutating func add(_ number: Double?) {
