@@ -324,7 +324,8 @@ private struct Walk {
 
     /// Whether the walk stops after `page` (incremental: every item already stored unchanged).
     mutating func stopsAt(_ page: DecodedPage, number: Int) -> Bool {
-        guard let baseline = stopAtStored, page.items.allSatisfy(baseline.isStoredUnchanged) else { return false }
+        guard let baseline = stopAtStored, !page.items.isEmpty, page.items.allSatisfy(baseline.isStoredUnchanged)
+        else { return false }
         stoppedAtStoredPage = number
         return true
     }

@@ -250,6 +250,7 @@ public struct Aggregator: Sendable {
                     return (index, result, commit)
                 }
             }
+            if selected.isEmpty { progress.finish() }
             group.addTask {
                 if !quiet { await progress.display(on: console) }
                 return nil
@@ -263,7 +264,6 @@ public struct Aggregator: Sendable {
                     group.cancelAll()
                 }
             }
-            if selected.isEmpty { progress.finish() }
             return outcomes.sorted { $0.index < $1.index }
         }
         var commits: [String: CommitSummary] = [:]
