@@ -249,8 +249,8 @@ public struct URITemplate: Sendable, CustomStringConvertible {
             guard let close = characters[index...].firstIndex(of: "}") else {
                 throw URITemplateError("'{' is not closed by '}'", offset: open)
             }
-            if let nested = characters[index..<close].firstIndex(of: "{") {
-                throw URITemplateError("'{' inside an expression (the '{' at offset \(open) is not closed)", offset: nested)
+            if characters[index..<close].contains("{") {
+                throw URITemplateError("'{' is not closed by '}' before the next '{'", offset: open)
             }
             guard close > index else { throw URITemplateError("empty expression '{}'", offset: open) }
             var op = Operator.forCharacter(nil)

@@ -101,7 +101,7 @@ struct URITemplateErrorTests {
             ("/x y", "character ' ' (space) is not allowed in a URI template", 2),
             ("{a,}", "expected a variable name after ','", 3),
             ("{.a.}", "a variable name cannot end with '.'", 3),
-            ("{a{b}", "'{' inside an expression (the '{' at offset 0 is not closed)", 2),
+            ("{a{b}", "'{' is not closed by '}' before the next '{'", 0),
             ("100%", "'%' must start a percent-encoded octet like %20", 3),
         ])
     func malformed(_ template: String, _ message: String, _ offset: Int) {
