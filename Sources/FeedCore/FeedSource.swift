@@ -174,7 +174,7 @@ public struct DecodedPage: Sendable {
 }
 
 /// A page body that is not what the source expected.
-public struct PageDecodeError: Error, Sendable, CustomStringConvertible {
+public struct PageDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// JSON path of the problem (`$`, `$[3].owner.login`, `$.photos`).
     public var path: String
     /// What was wrong.
