@@ -316,7 +316,10 @@ struct DeclarationReader {
     func headers() throws -> (request: HTTPHeaders, credentials: HTTPHeaders) {
         var request: HTTPHeaders = ["Accept": "application/json"]
         var credentials = HTTPHeaders()
-        if let token = try parameters.secret("token") { credentials.set("Authorization", "Bearer \(token.value)") }
+        // Only the feed's own token: one in `defaults:` is meant for other APIs (a GitHub token
+        // must not reach whatever host a declared feed names).
+        let own = FeedParameters(node: parameters.node, defaults: nil, feedName: feedName, sourceType: typeName)
+        if let token = try own.secret("token") { credentials.set("Authorization", "Bearer \(token.value)") }
         guard let node = try parameters.mapping("headers") else { return (request, credentials) }
         for (key, value) in node.entries ?? [] {
             let name = try text(key, key: "headers")

@@ -23,7 +23,8 @@ public import Foundation
 /// - `pagination.style` is `link` (default), `page`, `offset` or `cursor` (see ``Paging``).
 /// - `items` and the total/cursor paths are JSON paths over the whole body; `fields` paths are
 ///   relative to each item. Item ids are `<feed name>:<id>`.
-/// - `token` is sent as `Authorization: Bearer`, and `headers` whose name suggests a credential
+/// - `token` (the feed's own; never inherited from `defaults:`) is sent as
+///   `Authorization: Bearer`, and `headers` whose name suggests a credential
 ///   (`Authorization`, `Cookie`, names holding `key` or `token`) are sent as credentials too:
 ///   only to `base_url`'s origin, never logged.
 public struct HTTPSource: FeedSource {
@@ -53,7 +54,8 @@ public struct HTTPSource: FeedSource {
                     + "a JSON path relative to the item (\"$.name\") or a text template (\"{description} ({language})\"); "
                     + "date_format: iso8601 (default), unix, unix_ms or a date pattern"),
             ParameterSpec("headers", .mapping, "extra request headers (name: value)"),
-            ParameterSpec("token", .secret, "sent as 'Authorization: Bearer' to base_url's origin"),
+            ParameterSpec(
+                "token", .secret, "sent as 'Authorization: Bearer' to base_url's origin; never inherited from defaults"),
             ParameterSpec("order", .string, "newest_first or unordered (default): the API's item order"),
         ],
         pagination: "link, page, offset or cursor (the feed's 'pagination' mapping)",

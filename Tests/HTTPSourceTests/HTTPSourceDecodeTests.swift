@@ -122,3 +122,34 @@ struct HTTPSourceDecodeTests {
         #expect(decoded.items.first?.raw.map { String(decoding: $0, as: UTF8.self) } == #"{"id":7,"t":"seven","x":[1.50]}"#)
     }
 }
+
+@Suite("http source: credentials")
+struct HTTPSourceCredentialTests {
+    @Test("a token in defaults never reaches a declared feed; its own token and key-like headers are credentials")
+    func tokens() throws {
+        let yaml = """
+            defaults:
+              token: ghp_for_github
+            feeds:
+              - name: plain
+                source: http
+                base_url: http://api.test
+                url: "{+base_url}/x"
+                items: "$"
+                fields: { id: "$.id", title: "$.t" }
+              - name: own
+                source: http
+                base_url: http://api.test
+                url: "{+base_url}/x"
+                token: own-token
+                headers: { X-Api-Key: k, Accept: application/vnd.x+json, User-Agent: ua }
+                items: "$"
+                fields: { id: "$.id", title: "$.t" }
+            """
+        let feeds = try Declared.feeds(yaml)
+        #expect(feeds[0].source.credentialHeaders.fields.isEmpty)
+        #expect(feeds[1].source.credentialHeaders == ["Authorization": "Bearer own-token", "X-Api-Key": "k"])
+        #expect(feeds[1].source.requestHeaders == ["Accept": "application/vnd.x+json", "User-Agent": "ua"])
+    }
+}
+
