@@ -41,6 +41,8 @@ let package = Package(
         // Built-in source modules: each depends on the core only.
         .target(name: "GitHubSource", dependencies: ["FeedCore"], swiftSettings: strict),
         .target(name: "PhotosSource", dependencies: ["FeedCore"], swiftSettings: strict),
+        // Declarative sources (`source: http`): URL template, pagination and fields from feeds.yaml.
+        .target(name: "HTTPSource", dependencies: ["FeedCore"], swiftSettings: strict),
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
         .target(
@@ -65,7 +67,8 @@ let package = Package(
         .target(
             name: "FeedaggKit",
             dependencies: [
-                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "FeedReplay", "FeedStore",
+                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "HTTPSource", "FeedReplay",
+                "FeedStore",
             ],
             swiftSettings: strict),
 
@@ -92,6 +95,12 @@ let package = Package(
         .testTarget(
             name: "SourceTests",
             dependencies: ["GitHubSource", "PhotosSource", "FeedCore", "CurlHTTP", "FeedaggTesting", "FeedReplay"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HTTPSourceTests",
+            dependencies: [
+                "HTTPSource", "FeedCore", "FeedConfig", "FeedaggKit", "CurlHTTP", "FeedaggTesting", "LoopbackServer",
+            ],
             swiftSettings: strict),
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore"], swiftSettings: strict),
         .testTarget(

@@ -193,7 +193,8 @@ struct FeedsValidator {
         let specs = FeedContext.commonParameters + descriptor.parameters
         let specsByName = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let allowed = specsByName.keys.sorted()
-        for (key, _) in entries where specsByName[key.scalar ?? ""] == nil {
+        // A type that takes additional keys (the `http` source's template variables) checks them itself.
+        for (key, _) in entries where specsByName[key.scalar ?? ""] == nil && descriptor.additionalParameters == nil {
             let keyName = key.scalar ?? ""
             let elsewhere = knownTypes.filter { type in
                 type != sourceType && sources[type]?.parameters.contains { $0.name == keyName } == true
@@ -255,6 +256,7 @@ struct FeedsValidator {
         case .boolean: _ = try parameters.boolean(spec.name)
         case .url: _ = try parameters.url(spec.name)
         case .date: _ = try parameters.date(spec.name)
+        case .mapping: _ = try parameters.mapping(spec.name)
         case .integer:
             switch spec.name {
             case "per_page":

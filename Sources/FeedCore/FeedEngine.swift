@@ -236,7 +236,7 @@ public struct FeedEngine: Sendable {
             let decoded = try feed.source.decodePage(page)
             let outcome = PageOutcome(
                 number: number, url: url, headers: response.headers, totals: decoded.totals,
-                itemCount: decoded.items.count, pageSize: feed.context.pageSize)
+                itemCount: decoded.items.count, pageSize: feed.context.pageSize, nextCursor: decoded.nextCursor)
             events.pageFinished(feed.name)
             var remembered: CachedResponse?
             let etag = response.headers["ETag"]

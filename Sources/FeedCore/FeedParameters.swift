@@ -93,6 +93,15 @@ public struct FeedParameters: Sendable {
         return url
     }
 
+    /// A mapping node, or `nil` when absent.
+    public func mapping(_ key: String) throws -> ConfigNode? {
+        guard let node = value(key) else { return nil }
+        guard node.entries != nil else {
+            throw ConfigError("'\(key)' must be a mapping, found \(node.kindDescription)", at: node.location)
+        }
+        return node
+    }
+
     /// A secret (token, key), or `nil` when absent or its environment variable is unset.
     public func secret(_ key: String) throws -> Secret? {
         guard let (text, _) = try scalar(key, expected: "a string") else { return nil }

@@ -15,6 +15,8 @@ public struct ParameterSpec: Sendable {
     /// The value's type, checked when the configuration is loaded.
     public enum Kind: String, Sendable {
         case string, integer, boolean, url, secret, date
+        /// A nested mapping (e.g. a declarative source's `pagination:` or `fields:`).
+        case mapping
     }
     /// The key in feeds.yaml.
     public var name: String
@@ -50,12 +52,17 @@ public struct SourceDescriptor: Sendable {
     public var defaultPageSize: Int
     /// The largest page size the API accepts.
     public var maxPageSize: Int
+    /// What keys beyond ``parameters`` mean, when the type accepts any others (the `http` source
+    /// takes them as URI template variables); `nil` (the default) makes an unknown key a
+    /// configuration error with a did-you-mean.
+    public var additionalParameters: String?
 
     /// Creates a descriptor.
     public init(
         typeName: String, summary: String, parameters: [ParameterSpec], pagination: String,
-        defaultBaseURL: String, defaultPageSize: Int, maxPageSize: Int
+        defaultBaseURL: String, defaultPageSize: Int, maxPageSize: Int, additionalParameters: String? = nil
     ) {
+        self.additionalParameters = additionalParameters
         self.typeName = typeName
         self.summary = summary
         self.parameters = parameters
@@ -159,16 +166,19 @@ public struct DecodedPage: Sendable {
     public var items: [FeedItem]
     /// Totals from the body, for page-number pagination.
     public var totals: PageTotals?
+    /// The token that fetches the next page, for cursor pagination (`nil` or empty: last page).
+    public var nextCursor: String?
 
     /// Creates a decoded page.
-    public init(items: [FeedItem], totals: PageTotals? = nil) {
+    public init(items: [FeedItem], totals: PageTotals? = nil, nextCursor: String? = nil) {
         self.items = items
         self.totals = totals
+        self.nextCursor = nextCursor
     }
 }
 
 /// A page body that is not what the source expected.
-public struct PageDecodeError: Error, Sendable, CustomStringConvertible {
+public struct PageDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// JSON path of the problem (`$`, `$[3].owner.login`, `$.photos`).
     public var path: String
     /// What was wrong.

@@ -62,6 +62,41 @@ public enum JSONPage {
         }
     }
 
+    /// The whole body as a ``JSONValue`` and the elements of the array at `path` in it, each with
+    /// its original bytes when `path` is made of object keys only (else re-serialised).
+    ///
+    /// - Throws: ``PageDecodeError`` naming the path when the body is not JSON or the value at
+    ///   `path` is absent or not an array.
+    public static func values(in page: FetchedPage, at path: JSONPath) throws -> (body: JSONValue, elements: [Element<JSONValue>]) {
+        try requireJSON(page)
+        let body = try JSONValue.parse(page.response.body)
+        let found: JSONValue?
+        do {
+            found = try path.evaluate(body)
+        } catch {
+            throw PageDecodeError(path: error.path, error.message)
+        }
+        guard let found else {
+            throw PageDecodeError(path: path.description, "expected an array of items, found nothing (absent or null)")
+        }
+        guard case .array(let values) = found else {
+            throw PageDecodeError(path: path.description, "expected an array of items, found \(found.kindDescription)")
+        }
+        var raws: [Data]?
+        if let keys = path.keys {
+            raws = try page.response.body.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Data] in
+                let bytes = buffer.bindMemory(to: UInt8.self)
+                var scanner = JSONScanner(bytes: bytes)
+                return try scanner.arrayElements(at: keys).map { Data(bytes[$0]) }
+            }
+        }
+        if raws?.count != values.count { raws = nil }
+        let elements = values.enumerated().map { index, value in
+            Element(value: value, raw: raws?[index] ?? value.serialized, index: index)
+        }
+        return (body, elements)
+    }
+
     /// The integer value of the top-level member `key` of an object body (`nil` when absent or null).
     public static func integerMember(_ key: String, in page: FetchedPage) throws -> Int? {
         let body = page.response.body

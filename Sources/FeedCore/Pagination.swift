@@ -14,9 +14,15 @@ public struct PageOutcome: Sendable {
     public var itemCount: Int
     /// The page size that was asked for.
     public var pageSize: Int
+    /// The next page's token from the body (``DecodedPage/nextCursor``), for cursor pagination.
+    public var nextCursor: String?
 
     /// Creates an outcome.
-    public init(number: Int, url: URL, headers: HTTPHeaders, totals: PageTotals?, itemCount: Int, pageSize: Int) {
+    public init(
+        number: Int, url: URL, headers: HTTPHeaders, totals: PageTotals?, itemCount: Int, pageSize: Int,
+        nextCursor: String? = nil
+    ) {
+        self.nextCursor = nextCursor
         self.number = number
         self.url = url
         self.headers = headers
@@ -92,12 +98,22 @@ public struct PageNumberPagination: PaginationStrategy {
     public var pageSizeParameter: String?
     /// The number of the first page (1 for most APIs).
     public var firstPageNumber: Int
+    /// Whether the feed's page size (``PageOutcome/pageSize``) is the size the API applies.
+    ///
+    /// `false` when the request carries its size under a name the strategy does not manage (a
+    /// declarative source's URL template with `rpp=100`): a short page then does not end the
+    /// walk, and `total_items` is divided by page 1's item count.
+    public var knowsPageSize: Bool
 
     /// Creates a page-number strategy.
-    public init(pageParameter: String = "page", pageSizeParameter: String? = "per_page", firstPageNumber: Int = 1) {
+    public init(
+        pageParameter: String = "page", pageSizeParameter: String? = "per_page", firstPageNumber: Int = 1,
+        knowsPageSize: Bool = true
+    ) {
         self.pageParameter = pageParameter
         self.pageSizeParameter = pageSizeParameter
         self.firstPageNumber = firstPageNumber
+        self.knowsPageSize = knowsPageSize
     }
 
     public var name: String { "page" }
@@ -125,16 +141,26 @@ public struct PageNumberPagination: PaginationStrategy {
     public func nextPage(after page: PageOutcome) -> URL? {
         if page.itemCount == 0 { return nil }
         let current = pageNumber(of: page)
-        if let total = totalPages(page.totals, pageSize: page.pageSize) {
-            guard current - firstPageNumber + 1 < total else { return nil }
-        } else if page.itemCount < page.pageSize {
-            return nil
+        let position = current - firstPageNumber + 1
+        if knowsPageSize {
+            if let total = totalPages(page.totals, pageSize: page.pageSize) {
+                guard position < total else { return nil }
+            } else if page.itemCount < page.pageSize {
+                return nil
+            }
+        } else if let pages = page.totals?.totalPages {
+            guard position < pages else { return nil }
+        } else if let items = page.totals?.totalItems {
+            // This page's count is at most the page size, so `position × count ≥ total` only
+            // when every item has been seen.
+            guard position * page.itemCount < items else { return nil }
         }
         return QueryEditor.setting(pageParameter, to: String(current + 1), in: page.url)
     }
 
     public func remainingPages(after first: PageOutcome) -> [URL]? {
-        guard first.itemCount > 0, let total = totalPages(first.totals, pageSize: first.pageSize) else { return nil }
+        let size = knowsPageSize ? first.pageSize : first.itemCount
+        guard first.itemCount > 0, let total = totalPages(first.totals, pageSize: size) else { return nil }
         let current = pageNumber(of: first)
         let lastNumber = firstPageNumber + total - 1
         guard lastNumber > current else { return [] }

@@ -1,6 +1,7 @@
 public import FeedCore
 public import Foundation
 import GitHubSource
+import HTTPSource
 import PhotosSource
 
 /// The source types a run knows, passed to the loader and the engine (never a global).
@@ -13,9 +14,11 @@ public struct SourceRegistry: Sendable {
         self.types = types
     }
 
-    /// The built-in sources: GitHub repositories, members and gists, and 500px photos.
+    /// The built-in sources: GitHub repositories, members and gists, 500px photos, and `http`
+    /// (any JSON API declared in feeds.yaml).
     public static let builtIn = SourceRegistry([
         GitHubReposSource.self, GitHubMembersSource.self, GitHubGistsSource.self, FiveHundredPxSource.self,
+        HTTPSource.self,
     ])
 
     /// Every type's descriptor.

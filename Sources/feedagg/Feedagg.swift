@@ -277,12 +277,16 @@ extension Feedagg {
             for descriptor in SourceRegistry.builtIn.descriptors {
                 lines.append("\(descriptor.typeName): \(descriptor.summary)")
                 lines.append("  pagination: \(descriptor.pagination)")
+                let base = descriptor.defaultBaseURL.isEmpty ? "none" : descriptor.defaultBaseURL
                 lines.append(
-                    "  base_url default: \(descriptor.defaultBaseURL); per_page default \(descriptor.defaultPageSize), "
+                    "  base_url default: \(base); per_page default \(descriptor.defaultPageSize), "
                         + "max \(descriptor.maxPageSize)")
                 for parameter in descriptor.parameters {
                     let required = parameter.required ? ", required" : ""
                     lines.append("  \(parameter.name) (\(parameter.kind.rawValue)\(required)): \(parameter.summary)")
+                }
+                if let additional = descriptor.additionalParameters {
+                    lines.append("  other keys: \(additional)")
                 }
                 lines.append("")
             }

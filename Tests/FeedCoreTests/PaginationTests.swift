@@ -87,3 +87,79 @@ struct PaginationTests {
         #expect(strategy.remainingPages(after: outcome("https://h.test/x?page=1", items: 20, size: 20)) == nil)
     }
 }
+
+@Suite("Offset, cursor and size-less page pagination")
+struct OffsetCursorPaginationTests {
+    func outcome(_ url: String, totals: PageTotals? = nil, items: Int, size: Int, cursor: String? = nil) -> PageOutcome {
+        PageOutcome(
+            number: 1, url: URL(string: url)!, headers: HTTPHeaders(), totals: totals, itemCount: items, pageSize: size,
+            nextCursor: cursor)
+    }
+
+    @Test("offset: first page, next by items received, stop on total or a short page")
+    func offsetWalk() {
+        let strategy = OffsetPagination(offsetParameter: "start", limitParameter: "count")
+        #expect(strategy.firstPage(URL(string: "https://h.test/items?q=a")!, pageSize: 50).absoluteString
+            == "https://h.test/items?q=a&start=0&count=50")
+        let page = outcome("https://h.test/items?q=a&start=0&count=50", items: 40, size: 50)
+        #expect(strategy.nextPage(after: page) == nil, "a short page ends the walk")
+        let full = outcome("https://h.test/items?q=a&start=50&count=50", totals: PageTotals(totalItems: 120), items: 50, size: 50)
+        #expect(strategy.nextPage(after: full)?.absoluteString == "https://h.test/items?q=a&start=100&count=50")
+        let last = outcome("https://h.test/items?q=a&start=100&count=50", totals: PageTotals(totalItems: 120), items: 20, size: 50)
+        #expect(strategy.nextPage(after: last) == nil)
+        #expect(strategy.nextPage(after: outcome("https://h.test/items?start=0", items: 0, size: 50)) == nil)
+    }
+
+    @Test("offset: a known total fans out every remaining offset by page 1's count")
+    func offsetFanOut() {
+        let strategy = OffsetPagination()
+        let first = outcome("https://h.test/i?offset=0&limit=100", totals: PageTotals(totalItems: 250), items: 100, size: 100)
+        #expect(strategy.remainingPages(after: first)?.map(\.absoluteString) == [
+            "https://h.test/i?offset=100&limit=100", "https://h.test/i?offset=200&limit=100",
+        ])
+        let only = outcome("https://h.test/i?offset=0&limit=100", totals: PageTotals(totalItems: 7), items: 7, size: 100)
+        #expect(strategy.remainingPages(after: only) == [])
+        #expect(strategy.remainingPages(after: outcome("https://h.test/i?offset=0", items: 100, size: 100)) == nil)
+    }
+
+    @Test("offset without a limit parameter: only the total or an empty page ends the walk")
+    func offsetWithoutLimit() {
+        let strategy = OffsetPagination(limitParameter: nil)
+        let page = outcome("https://h.test/i?size=10&offset=0", items: 7, size: 30)
+        #expect(strategy.nextPage(after: page)?.absoluteString == "https://h.test/i?size=10&offset=7")
+    }
+
+    @Test("cursor: the token replaces the cursor parameter; null, absent or empty ends the walk")
+    func cursor() {
+        let strategy = CursorPagination(cursorParameter: "after", pageSizeParameter: "first")
+        #expect(strategy.firstPage(URL(string: "https://h.test/q")!, pageSize: 10).absoluteString == "https://h.test/q?first=10")
+        let page = outcome("https://h.test/q?first=10", items: 10, size: 10, cursor: "abc/=")
+        #expect(strategy.nextPage(after: page)?.absoluteString == "https://h.test/q?first=10&after=abc%2F%3D")
+        let again = outcome("https://h.test/q?first=10&after=abc", items: 10, size: 10, cursor: "def")
+        #expect(strategy.nextPage(after: again)?.absoluteString == "https://h.test/q?first=10&after=def")
+        for end in [nil, ""] {
+            #expect(strategy.nextPage(after: outcome("https://h.test/q", items: 10, size: 10, cursor: end)) == nil)
+        }
+        #expect(strategy.remainingPages(after: page) == nil)
+    }
+
+    @Test("page numbers with the size in the URL: totals, not the feed's page size, end the walk")
+    func pageWithoutKnownSize() {
+        let strategy = PageNumberPagination(pageSizeParameter: nil, knowsPageSize: false)
+        // The feed's page size (30) is not what the URL asks for (rpp=100): a 100-item page is not "short".
+        let first = outcome("https://h.test/p?rpp=100&page=1", items: 100, size: 30)
+        #expect(strategy.nextPage(after: first)?.absoluteString == "https://h.test/p?rpp=100&page=2")
+        let smaller = outcome("https://h.test/p?rpp=10&page=1", items: 10, size: 30)
+        #expect(strategy.nextPage(after: smaller) != nil, "fewer items than per_page is not the end")
+        let items = outcome("https://h.test/p?rpp=100&page=1", totals: PageTotals(totalItems: 250), items: 100, size: 30)
+        #expect(strategy.remainingPages(after: items)?.count == 2, "250 items at page 1's 100 → 3 pages")
+        // Without the page size, a 50-item page 3 of 250 items may be the last (100 per page) or
+        // not (50 per page): the walk asks once more, and an empty page ends it.
+        let short = outcome("https://h.test/p?rpp=100&page=3", totals: PageTotals(totalItems: 250), items: 50, size: 30)
+        #expect(strategy.nextPage(after: short)?.absoluteString == "https://h.test/p?rpp=100&page=4")
+        let full = outcome("https://h.test/p?rpp=100&page=3", totals: PageTotals(totalItems: 300), items: 100, size: 30)
+        #expect(strategy.nextPage(after: full) == nil, "3 × 100 items seen of 300")
+        let pages = outcome("https://h.test/p?rpp=100&page=1", totals: PageTotals(totalPages: 4), items: 100, size: 30)
+        #expect(strategy.remainingPages(after: pages)?.count == 3)
+    }
+}
