@@ -53,6 +53,8 @@ enum Declared {
         let config = folder.appendingPathComponent("feeds.yaml")
         try Data(yaml.utf8).write(to: config)
         var settings = PullSettings(configPath: config.path)
+        settings.store = .temporary
+        settings.retainItems = true
         settings.quiet = true
         return try await Aggregator(environment: [:]).pull(settings)
     }
