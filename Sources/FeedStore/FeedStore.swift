@@ -3,7 +3,7 @@ import GRDB
 
 /// The local SQLite store: every item ever pulled, each feed's pull state and the HTTP cache.
 ///
-/// One file in WAL mode, opened through a GRDB `DatabasePool`: readers never block the writer, writes
+/// One file in WAL mode (`synchronous = NORMAL`), opened through a GRDB `DatabasePool`: readers never block the writer, writes
 /// are serialised (also across processes, which wait up to the busy timeout for the lock), and each
 /// feed's pull is committed in one transaction, so a crash leaves a feed either before or fully after
 /// its pull. The schema is versioned with GRDB's `DatabaseMigrator` (migration `v1`).
@@ -48,6 +48,22 @@ public final class FeedStore: Sendable {
         path: String, busyTimeout: Duration, now: @escaping @Sendable () -> Date,
         beforeCommit: (@Sendable (String) throws -> Void)?
     ) throws -> FeedStore {
+        // Two processes creating or migrating one file at once can get SQLITE_BUSY without SQLite
+        // waiting (switching to WAL, upgrading a lock): retry the whole open until the busy timeout.
+        let deadline = ContinuousClock.now + busyTimeout
+        while true {
+            do {
+                return try openOnce(path: path, busyTimeout: busyTimeout, now: now, beforeCommit: beforeCommit)
+            } catch let error as StoreError where error.kind == .locked && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.02 + Double.random(in: 0..<0.03))
+            }
+        }
+    }
+
+    private static func openOnce(
+        path: String, busyTimeout: Duration, now: @escaping @Sendable () -> Date,
+        beforeCommit: (@Sendable (String) throws -> Void)?
+    ) throws -> FeedStore {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -62,6 +78,10 @@ public final class FeedStore: Sendable {
         let components = busyTimeout.components
         let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
         configuration.busyMode = .timeout(max(0, seconds))
+        // WAL with synchronous = NORMAL: a commit is atomic and survives a crash or kill -9 of the
+        // process; only a power loss may drop the last commits (never corrupt the file). FULL
+        // would fsync the WAL on every feed's commit.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

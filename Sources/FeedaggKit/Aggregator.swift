@@ -244,8 +244,10 @@ public struct Aggregator: Sendable {
             for (index, feed) in selected.enumerated() {
                 group.addTask {
                     var result = await engine.pull(feed)
+                    let saving = ContinuousClock.now
                     let commit = await Self.commit(result, to: store)
-                    Self.report(result, commit: commit, quiet: quiet, on: console)
+                    Self.report(
+                        result, commit: commit, saveTime: ContinuousClock.now - saving, quiet: quiet, on: console)
                     if !retain { result.items = [] }
                     return (index, result, commit)
                 }
@@ -303,7 +305,8 @@ public struct Aggregator: Sendable {
 
     /// Prints the feed's summary line (or its failure) once it is committed.
     static func report(
-        _ result: FeedResult, commit: Result<CommitSummary, StoreError>, quiet: Bool, on console: Console
+        _ result: FeedResult, commit: Result<CommitSummary, StoreError>, saveTime: Duration, quiet: Bool,
+        on console: Console
     ) {
         if case .failure(let error) = commit {
             console.error("✗ feed '\(result.feed)': not saved: \(error)")
@@ -313,7 +316,7 @@ public struct Aggregator: Sendable {
             let kept = (try? commit.get()).map { $0.inserted + $0.updated + $0.unchanged } ?? 0
             console.error("✗ \(error)" + (kept > 0 ? " (the \(kept) items fetched before the failure are saved)" : ""))
         } else if !quiet {
-            console.error(summary(result, commit: try? commit.get()))
+            console.error(summary(result, commit: try? commit.get(), saveTime: saveTime))
         }
         if !quiet { for note in result.notes { console.error("  note: feed '\(result.feed)': \(note)") } }
     }
@@ -338,9 +341,12 @@ public struct Aggregator: Sendable {
 
     /// `✓ name (source): N items (n new, u updated), P pages, R requests, 0.21 s`, or
     /// `✓ name (source): unchanged (304), 1 request, 0.05 s`.
-    public static func summary(_ result: FeedResult, commit: CommitSummary? = nil) -> String {
-        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        let time = String(format: "%.2f", seconds) + " s"
+    public static func summary(_ result: FeedResult, commit: CommitSummary? = nil, saveTime: Duration? = nil) -> String {
+        func seconds(_ duration: Duration) -> String {
+            String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
+        var time = seconds(result.duration) + " s"
+        if let saveTime, !result.unchanged { time += " + \(seconds(saveTime)) s to save" }
         let requests = "\(result.requests) request" + (result.requests == 1 ? "" : "s")
         if result.unchanged {
             return "✓ \(result.feed) (\(result.source)): unchanged since the last pull (304), \(requests), \(time)"
