@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore"], swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
-            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore"],
+            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore", "CurlHTTP"],
             swiftSettings: strict),
     ]
 )

@@ -31,11 +31,18 @@ public struct FeedsDocument: Sendable {
         public var timeout: Double
         /// `user_agent`: the `User-Agent` header sent with every request.
         public var userAgent: String
+        /// `retries`: further tries of a request that failed on the network or with 500/502/503/504 (0...10).
+        public var retries: Int
+        /// `retry_max_wait`: seconds one feed may wait in total between retries.
+        public var retryMaxWait: Double
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "max_connections_per_host", "page_concurrency", "timeout", "user_agent",
+            "connect_timeout", "max_connections_per_host", "page_concurrency", "retries", "retry_max_wait", "timeout",
+            "user_agent",
         ]
+        /// The range of `retries`.
+        public static let retriesRange = 0...10
         /// The range of `max_connections_per_host` and `page_concurrency`.
         public static let concurrencyRange = 1...64
         /// The `User-Agent` used when `user_agent` is not given.
@@ -46,8 +53,10 @@ public struct FeedsDocument: Sendable {
         /// Creates settings; every argument defaults to what an absent key means.
         public init(
             maxConnectionsPerHost: Int = 6, pageConcurrency: Int = 8, connectTimeout: Double = 10,
-            timeout: Double = 60, userAgent: String = defaultUserAgent
+            timeout: Double = 60, userAgent: String = defaultUserAgent, retries: Int = 2, retryMaxWait: Double = 30
         ) {
+            self.retries = retries
+            self.retryMaxWait = retryMaxWait
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.pageConcurrency = pageConcurrency
             self.connectTimeout = connectTimeout

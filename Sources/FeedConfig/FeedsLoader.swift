@@ -327,6 +327,10 @@ struct FeedsValidator {
         if let value = try parameters.integer("page_concurrency", in: range) {
             settings.pageConcurrency = value
         }
+        if let value = try parameters.integer("retries", in: FeedsDocument.Settings.retriesRange) {
+            settings.retries = value
+        }
+        if let value = try seconds("retry_max_wait", in: parameters) { settings.retryMaxWait = value }
         if let value = try seconds("connect_timeout", in: parameters) { settings.connectTimeout = value }
         if let value = try seconds("timeout", in: parameters) { settings.timeout = value }
         if let value = try parameters.string("user_agent"), let valueNode = parameters.value("user_agent") {

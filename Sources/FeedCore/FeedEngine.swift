@@ -129,11 +129,13 @@ public struct FeedEngine: Sendable {
     public var memory: (any PullMemory)?
     /// Incremental (default) or full refresh.
     public var refresh: RefreshMode
+    /// Retries of failed requests.
+    public var retry: RetryPolicy
 
     /// Creates an engine.
     public init(
         transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents(),
-        memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental
+        memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental, retry: RetryPolicy = RetryPolicy()
     ) {
         self.transport = transport
         self.pageConcurrency = max(1, pageConcurrency)
@@ -141,6 +143,7 @@ public struct FeedEngine: Sendable {
         self.clock = ContinuousClock()
         self.memory = memory
         self.refresh = refresh
+        self.retry = retry
     }
 
     /// Pulls every feed concurrently; results are in the order of `feeds`.
@@ -162,7 +165,7 @@ public struct FeedEngine: Sendable {
         await walk.run()
         var result = FeedResult(
             feed: feed.name, source: feed.source.typeName, items: walk.items, pages: walk.pages,
-            requests: walk.requests, error: walk.error, notes: walk.notes, duration: clock.now - start)
+            requests: walk.requests + walk.budget.retries, error: walk.error, notes: walk.notes, duration: clock.now - start)
         result.unchanged = walk.unchanged
         result.cacheable = walk.cacheable
         result.complete = walk.reachedEnd && walk.error == nil && walk.watermark == nil
@@ -185,7 +188,9 @@ public struct FeedEngine: Sendable {
     ///
     /// A `304` answers with the remembered body, except when `notModifiedEndsFeed` (page 1 of an
     /// incremental pull whose last pull succeeded): then it comes back as ``Fetched/notModified``.
-    func fetch(_ url: URL, number: Int, feed: Feed, notModifiedEndsFeed: Bool = false) async -> Result<Fetched, FeedError> {
+    func fetch(
+        _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false
+    ) async -> Result<Fetched, FeedError> {
         var request = request(for: url, feed: feed)
         let key = Redaction.redact(url)
         let memoryKey = memory?.key(for: url) ?? key
@@ -194,19 +199,42 @@ public struct FeedEngine: Sendable {
             if let etag = cached.etag { request.headers.set("If-None-Match", etag) }
             if let lastModified = cached.lastModified { request.headers.set("If-Modified-Since", lastModified) }
         }
-        let started = clock.now
+        var started = clock.now
         var response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch {
-            let transportError =
-                (error as? TransportError)
-                ?? TransportError(kind: .other, url: url, detail: String(describing: error))
+        var attempt = 1
+        while true {
+            started = clock.now
+            do {
+                response = try await transport.send(request)
+            } catch {
+                let transportError =
+                    (error as? TransportError)
+                    ?? TransportError(kind: .other, url: url, detail: String(describing: error))
+                let retrying = retry.retries(transportError.kind) ? await pause(after: attempt, budget: budget) : nil
+                events.requestFinished(
+                    RequestRecord(
+                        feed: feed.name, method: request.method, url: key, status: nil, bytes: 0,
+                        duration: clock.now - started, fromCache: false,
+                        failure: transportError.description + Self.retryNote(retrying, attempt: attempt)))
+                if let retrying, await wait(retrying) {
+                    attempt += 1
+                    continue
+                }
+                var failure = FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError))
+                failure.attempts = attempt
+                return .failure(failure)
+            }
+            guard retry.retryableStatuses.contains(response.status),
+                let retrying = await pause(
+                    after: attempt, budget: budget, retryAfter: RetryPolicy.retryAfter(response.headers))
+            else { break }
             events.requestFinished(
                 RequestRecord(
-                    feed: feed.name, method: request.method, url: Redaction.redact(url), status: nil, bytes: 0,
-                    duration: clock.now - started, fromCache: false, failure: transportError.description))
-            return .failure(FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError)))
+                    feed: feed.name, method: request.method, url: key, status: response.status,
+                    bytes: response.body.count, duration: clock.now - started, fromCache: false,
+                    failure: "HTTP \(response.status)" + Self.retryNote(retrying, attempt: attempt)))
+            guard await wait(retrying) else { break }
+            attempt += 1
         }
         if response.status == 304, let cached {
             if notModifiedEndsFeed {
@@ -224,12 +252,13 @@ public struct FeedEngine: Sendable {
                 feed: feed.name, method: request.method, url: key, status: response.fromCache ? 304 : response.status,
                 bytes: response.body.count, duration: clock.now - started, fromCache: response.fromCache, failure: nil))
         guard (200..<300).contains(response.status) else {
-            return .failure(
-                FeedError(
-                    feed: feed.name, url: url, page: number,
-                    reason: .httpStatus(
-                        response.status,
-                        message: HTTPStatus.message(fromBody: response.body).map { scrub($0, feed: feed, url: url) })))
+            var failure = FeedError(
+                feed: feed.name, url: url, page: number,
+                reason: .httpStatus(
+                    response.status,
+                    message: HTTPStatus.message(fromBody: response.body).map { scrub($0, feed: feed, url: url) }))
+            failure.attempts = attempt
+            return .failure(failure)
         }
         let page = FetchedPage(number: number, url: url, response: response)
         do {
@@ -260,6 +289,31 @@ public struct FeedEngine: Sendable {
 }
 
 extension FeedEngine {
+    /// The wait before retrying after failed try `attempt`, taken from the feed's budget; `nil`
+    /// when no retry is left (tries or budget exhausted).
+    func pause(after attempt: Int, budget: RetryBudget, retryAfter: Duration? = nil) async -> Duration? {
+        guard attempt < retry.maxAttempts else { return nil }
+        let wait = retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
+        return budget.take(wait) ? wait : nil
+    }
+
+    /// Sleeps `duration` with the policy's clock; `false` when the task was cancelled.
+    func wait(_ duration: Duration) async -> Bool {
+        do {
+            try await retry.sleep(duration)
+            return !Task.isCancelled
+        } catch {
+            return false
+        }
+    }
+
+    /// ` · retrying in 0.8 s (try 2 of 3)` for the request log.
+    static func retryNote(_ wait: Duration?, attempt: Int) -> String {
+        guard let wait else { return "" }
+        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        return " · retrying in \(String(format: "%.1f", seconds)) s (try \(attempt + 1))"
+    }
+
     /// `text` with every secret of the feed (credential header values, secret query values of
     /// `url`) replaced by `REDACTED`: servers sometimes echo what they were sent.
     func scrub(_ text: String, feed: Feed, url: URL) -> String {
@@ -306,10 +360,13 @@ private struct Walk {
     var stopAtStored: IncrementalBaseline?
     /// Page 1 answering 304 ends the pull (the store holds the feed as of a successful pull).
     var trustNotModified = false
+    /// What the feed may still wait on retries.
+    let budget: RetryBudget
 
     init(engine: FeedEngine, feed: Feed) {
         self.engine = engine
         self.feed = feed
+        self.budget = RetryBudget(engine.retry.maxTotalDelay)
     }
 
     var strategy: any PaginationStrategy { feed.source.pagination }
@@ -396,6 +453,7 @@ private struct Walk {
         let engine = self.engine
         let feed = self.feed
         let base = pages
+        let budget = self.budget
         requests += urls.count
         let results = await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group in
             var slots = [Result<Fetched, FeedError>?](repeating: nil, count: urls.count)
@@ -403,7 +461,7 @@ private struct Walk {
             func launch(_ group: inout TaskGroup<(Int, Result<Fetched, FeedError>)>) {
                 let index = next
                 let url = urls[index]
-                group.addTask { (index, await engine.fetch(url, number: base + index + 1, feed: feed)) }
+                group.addTask { (index, await engine.fetch(url, number: base + index + 1, feed: feed, budget: budget)) }
                 next += 1
             }
             while next < min(urls.count, engine.pageConcurrency) { launch(&group) }
@@ -434,7 +492,8 @@ private struct Walk {
     mutating func fetchOrRecord(_ url: URL, number: Int, notModifiedEndsFeed: Bool = false) async
         -> Result<Fetched, FeedError>
     {
-        let result = await engine.fetch(url, number: number, feed: feed, notModifiedEndsFeed: notModifiedEndsFeed)
+        let result = await engine.fetch(
+            url, number: number, feed: feed, budget: budget, notModifiedEndsFeed: notModifiedEndsFeed)
         if case .failure(let failure) = result { error = failure }
         return result
     }

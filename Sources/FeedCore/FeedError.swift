@@ -24,6 +24,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
     public var page: Int?
     /// The cause.
     public var reason: Reason
+    /// How many times the request was tried (more than 1 when retries did not help).
+    public var attempts: Int = 1
 
     /// Creates a feed error; `url` is redacted here.
     public init(feed: String, url: URL?, page: Int?, reason: Reason) {
@@ -57,7 +59,7 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
         var text = "feed '\(feed)'"
         if !url.isEmpty { text += ": GET \(url)" }
         if let page { text += " (page \(page))" }
-        return text + ": " + cause
+        return text + ": " + cause + (attempts > 1 ? " (after \(attempts) tries)" : "")
     }
 }
 

@@ -236,7 +236,9 @@ public struct Aggregator: Sendable {
             feedFinished: { _ in progress.feedDone() })
         let engine = FeedEngine(
             transport: transport, pageConcurrency: config.pageConcurrency, events: events, memory: memory,
-            refresh: settings.refresh)
+            refresh: settings.refresh,
+            retry: RetryPolicy(
+                maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000))))
         let selected = feeds
         let retain = settings.retainItems
         typealias Outcome = (index: Int, result: FeedResult, commit: Result<CommitSummary, StoreError>)
