@@ -35,11 +35,13 @@ public struct FeedsDocument: Sendable {
         public var retries: Int
         /// `retry_max_wait`: seconds one feed may wait in total between retries.
         public var retryMaxWait: Double
+        /// `rate_limit_wait`: the longest wait, in seconds, for a host's rate limit to reset.
+        public var rateLimitWait: Double
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "max_connections_per_host", "page_concurrency", "retries", "retry_max_wait", "timeout",
-            "user_agent",
+            "connect_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
+            "timeout", "user_agent",
         ]
         /// The range of `retries`.
         public static let retriesRange = 0...10
@@ -53,8 +55,10 @@ public struct FeedsDocument: Sendable {
         /// Creates settings; every argument defaults to what an absent key means.
         public init(
             maxConnectionsPerHost: Int = 6, pageConcurrency: Int = 8, connectTimeout: Double = 10,
-            timeout: Double = 60, userAgent: String = defaultUserAgent, retries: Int = 2, retryMaxWait: Double = 30
+            timeout: Double = 60, userAgent: String = defaultUserAgent, retries: Int = 2, retryMaxWait: Double = 30,
+            rateLimitWait: Double = 60
         ) {
+            self.rateLimitWait = rateLimitWait
             self.retries = retries
             self.retryMaxWait = retryMaxWait
             self.maxConnectionsPerHost = maxConnectionsPerHost

@@ -331,6 +331,7 @@ struct FeedsValidator {
             settings.retries = value
         }
         if let value = try seconds("retry_max_wait", in: parameters) { settings.retryMaxWait = value }
+        if let value = try seconds("rate_limit_wait", in: parameters) { settings.rateLimitWait = value }
         if let value = try seconds("connect_timeout", in: parameters) { settings.connectTimeout = value }
         if let value = try seconds("timeout", in: parameters) { settings.timeout = value }
         if let value = try parameters.string("user_agent"), let valueNode = parameters.value("user_agent") {

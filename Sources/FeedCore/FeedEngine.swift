@@ -131,12 +131,16 @@ public struct FeedEngine: Sendable {
     public var refresh: RefreshMode
     /// Retries of failed requests.
     public var retry: RetryPolicy
+    /// Per-host rate limits, shared by every feed this engine pulls.
+    let rateLimits: HostRateLimits
 
     /// Creates an engine.
     public init(
         transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents(),
-        memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental, retry: RetryPolicy = RetryPolicy()
+        memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental, retry: RetryPolicy = RetryPolicy(),
+        rateLimit: RateLimitPolicy = RateLimitPolicy()
     ) {
+        self.rateLimits = HostRateLimits(policy: rateLimit)
         self.transport = transport
         self.pageConcurrency = max(1, pageConcurrency)
         self.events = events
@@ -165,7 +169,7 @@ public struct FeedEngine: Sendable {
         await walk.run()
         var result = FeedResult(
             feed: feed.name, source: feed.source.typeName, items: walk.items, pages: walk.pages,
-            requests: walk.requests + walk.budget.retries, error: walk.error, notes: walk.notes, duration: clock.now - start)
+            requests: walk.requests + walk.budget.resends, error: walk.error, notes: walk.notes, duration: clock.now - start)
         result.unchanged = walk.unchanged
         result.cacheable = walk.cacheable
         result.complete = walk.reachedEnd && walk.error == nil && walk.watermark == nil
@@ -202,8 +206,18 @@ public struct FeedEngine: Sendable {
         var started = clock.now
         var response: HTTPResponse
         var attempt = 1
+        var limitedAnswers = 0
+        let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? (url.host ?? "")
         while true {
+            if let until = await admit(host) {
+                var failure = FeedError(
+                    feed: feed.name, url: url, page: number,
+                    reason: .rateLimited(host: host, until: until, maxWait: rateLimits.policy.maxWait))
+                failure.attempts = attempt + limitedAnswers - 1
+                return .failure(failure)
+            }
             started = clock.now
+            if attempt + limitedAnswers > 1 { budget.resent() }
             do {
                 response = try await transport.send(request)
             } catch {
@@ -223,6 +237,18 @@ public struct FeedEngine: Sendable {
                 var failure = FeedError(feed: feed.name, url: url, page: number, reason: .transport(transportError))
                 failure.attempts = attempt
                 return .failure(failure)
+            }
+            let limitedUntil = rateLimits.policy.limit(of: response)
+            rateLimits.observe(response, host: host, limitedUntil: limitedUntil)
+            if let limitedUntil, limitedAnswers < 5 {
+                // Every request to the host now waits for the reset (or is refused past the wait).
+                limitedAnswers += 1
+                events.requestFinished(
+                    RequestRecord(
+                        feed: feed.name, method: request.method, url: key, status: response.status,
+                        bytes: response.body.count, duration: clock.now - started, fromCache: false,
+                        failure: "rate limited until \(ISO8601.string(from: limitedUntil))"))
+                continue
             }
             guard retry.retryableStatuses.contains(response.status),
                 let retrying = await pause(
@@ -295,6 +321,20 @@ extension FeedEngine {
         guard attempt < retry.maxAttempts else { return nil }
         let wait = retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
         return budget.take(wait) ? wait : nil
+    }
+
+    /// Waits while `host` is paused by a rate limit; the date it is limited until when that is
+    /// longer than the policy lets the engine wait (the request must not be sent).
+    func admit(_ host: String) async -> Date? {
+        for _ in 0..<100 {
+            switch rateLimits.admit(host) {
+            case .go: return nil
+            case .refuse(let until): return until
+            case .wait(let duration):
+                do { try await rateLimits.policy.sleep(duration) } catch { return nil }
+            }
+        }
+        return nil
     }
 
     /// Sleeps `duration` with the policy's clock; `false` when the task was cancelled.

@@ -14,6 +14,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
         case paginationCycle
         /// The feed's configuration could not be turned into a source.
         case configuration(String)
+        /// The host's rate limit lasts until `until`, longer than the engine may wait (`maxWait`).
+        case rateLimited(host: String, until: Date, maxWait: Duration)
     }
 
     /// The feed's name.
@@ -42,7 +44,12 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
             let phrase = HTTPStatus.phrase(status)
             var text = "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")"
             if let message, !message.isEmpty { text += ": \(message)" }
+            if status == 403 { text += " (not a rate limit)" }
             return text
+        case .rateLimited(let host, let until, let maxWait):
+            let wait = Int(maxWait.components.seconds)
+            return "rate limited by \(host) until \(ISO8601.string(from: until)), longer than feedagg waits "
+                + "(rate_limit_wait = \(wait) s): pull again after that time"
         case .transport(let error):
             return "\(error.kind.rawValue): \(error.detail)"
         case .decode(let error):

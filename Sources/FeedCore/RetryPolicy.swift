@@ -81,11 +81,11 @@ public struct RetryPolicy: Sendable {
 }
 
 /// What one feed may still spend waiting on retries (shared by its pages fetched concurrently),
-/// and how many retries it made.
+/// and how many requests it sent again (retries and answers to rate limits).
 final class RetryBudget: Sendable {
     private struct State {
         var remaining: Duration
-        var retries = 0
+        var resends = 0
     }
 
     private let state: Mutex<State>
@@ -94,16 +94,18 @@ final class RetryBudget: Sendable {
         state = Mutex(State(remaining: total))
     }
 
-    /// Takes `wait` from the budget and counts a retry; `false` (nothing taken) when it does not fit.
+    /// Takes `wait` from the budget; `false` (nothing taken) when it does not fit.
     func take(_ wait: Duration) -> Bool {
         state.withLock { state in
             guard wait <= state.remaining else { return false }
             state.remaining -= wait
-            state.retries += 1
             return true
         }
     }
 
-    /// Retries granted so far.
-    var retries: Int { state.withLock { $0.retries } }
+    /// Counts a request sent again.
+    func resent() { state.withLock { $0.resends += 1 } }
+
+    /// Requests sent again so far.
+    var resends: Int { state.withLock { $0.resends } }
 }

@@ -238,7 +238,8 @@ public struct Aggregator: Sendable {
             transport: transport, pageConcurrency: config.pageConcurrency, events: events, memory: memory,
             refresh: settings.refresh,
             retry: RetryPolicy(
-                maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000))))
+                maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000))),
+            rateLimit: RateLimitPolicy(maxWait: .milliseconds(Int(config.rateLimitWait * 1000))))
         let selected = feeds
         let retain = settings.retainItems
         typealias Outcome = (index: Int, result: FeedResult, commit: Result<CommitSummary, StoreError>)

@@ -473,7 +473,7 @@ struct ConfigErrorTests {
                     page_concurency: 4
                     ^
                   help: did you mean 'page_concurrency'?
-                  known settings: connect_timeout, max_connections_per_host, page_concurrency, retries, retry_max_wait, timeout, user_agent
+                  known settings: connect_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
                 """),
         BadConfig(
             name: "setting out of range",

@@ -10,7 +10,7 @@ import Testing
 // is injected: waits are recorded, never slept.
 
 /// A Link-paginated list of `pages` pages of 3 items whose answers a test scripts per (page, try).
-private final class FlakyList: Sendable {
+final class FlakyList: Sendable {
     let pages: Int
     /// (page, try number) → the response to give instead of the page; `nil` → the page.
     let script: @Sendable (_ page: Int, _ attempt: Int) -> LoopbackResponse?
