@@ -402,6 +402,9 @@ private struct Walk {
     var trustNotModified = false
     /// What the feed may still wait on retries.
     let budget: RetryBudget
+    /// Page 1's outcome, and the page count it revealed.
+    var first: PageOutcome?
+    var expectedPages: Int?
 
     init(engine: FeedEngine, feed: Feed) {
         self.engine = engine
@@ -412,11 +415,28 @@ private struct Walk {
     var strategy: any PaginationStrategy { feed.source.pagination }
     var maxPages: Int { feed.context.maxPages ?? Int.max }
 
-    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?) {
+    /// Accepts a page; `false` (and the feed's error set, the page's items not taken) when the page
+    /// contradicts the walk so far: empty while more pages follow, or inconsistent with page 1.
+    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?) -> Bool {
+        let first = self.first ?? outcome
+        var problem: String?
+        if decoded.items.isEmpty {
+            if let expected = expectedPages, outcome.number < expected {
+                problem = "page \(outcome.number) is empty, but page 1 announced \(expected) pages"
+            } else if strategy.nextPage(after: outcome) != nil {
+                problem = "page \(outcome.number) is empty, but it links to a next page"
+            }
+        }
+        problem = problem ?? strategy.inconsistency(in: outcome, first: first, expectedPages: expectedPages)
+        if let problem {
+            error = FeedError(feed: feed.name, url: outcome.url, page: outcome.number, reason: .paginationInconsistent(problem))
+            return false
+        }
         if let remembered { cacheable.append(remembered) }
         items.append(contentsOf: decoded.items)
         pages += 1
         visited.insert(outcome.url.absoluteString)
+        return true
     }
 
     /// Whether the walk stops after `page` (incremental: every item already stored unchanged).
@@ -440,20 +460,23 @@ private struct Walk {
                 watermark = newest.addingTimeInterval(-1)
             }
         }
-        let first = strategy.firstPage(firstURL, pageSize: feed.context.pageSize)
+        let firstPage = strategy.firstPage(firstURL, pageSize: feed.context.pageSize)
         requests += 1
-        let fetched = await fetchOrRecord(first, number: 1, notModifiedEndsFeed: trustNotModified)
+        let fetched = await fetchOrRecord(firstPage, number: 1, notModifiedEndsFeed: trustNotModified)
         if case .success(.notModified) = fetched {
             unchanged = true
             return
         }
         guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
-        accept(decoded, outcome, remembered)
+        first = outcome
+        let remaining = stopAtStored == nil ? strategy.remainingPages(after: outcome) : nil
+        if let remaining { expectedPages = remaining.count + 1 }
+        guard accept(decoded, outcome, remembered) else { return }
         if stopsAt(decoded, number: 1) { return }
         var last = outcome
 
         // An incremental walk of a date-ordered feed goes page by page, to stop at stored items.
-        if stopAtStored == nil, let remaining = strategy.remainingPages(after: outcome), !remaining.isEmpty {
+        if let remaining, !remaining.isEmpty {
             let allowed = Array(remaining.prefix(max(0, maxPages - 1)))
             if allowed.count < remaining.count {
                 notes.append("stopped at max_pages = \(maxPages) of \(remaining.count + 1) pages")
@@ -480,7 +503,7 @@ private struct Walk {
             requests += 1
             guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(next, number: pages + 1)
             else { return }
-            accept(decoded, outcome, remembered)
+            guard accept(decoded, outcome, remembered) else { return }
             if stopsAt(decoded, number: outcome.number) { return }
             current = outcome
         }
@@ -515,7 +538,7 @@ private struct Walk {
         for result in results {
             switch result {
             case .success(.page(let decoded, let outcome, let remembered))?:
-                accept(decoded, outcome, remembered)
+                guard accept(decoded, outcome, remembered) else { return nil }
                 last = outcome
             case .success(.notModified)?:
                 return nil

@@ -12,6 +12,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
         case decode(PageDecodeError)
         /// A next link pointed at a page already fetched.
         case paginationCycle
+        /// A page contradicts what earlier pages said (an empty page before the end, a changed page count).
+        case paginationInconsistent(String)
         /// The feed's configuration could not be turned into a source.
         case configuration(String)
         /// The host's rate limit lasts until `until`, longer than the engine may wait (`maxWait`).
@@ -56,6 +58,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
             return "unexpected response: \(error.message) at \(error.path)"
         case .paginationCycle:
             return "pagination cycle: the next link points at a page already fetched"
+        case .paginationInconsistent(let detail):
+            return "inconsistent pagination: \(detail)"
         case .configuration(let message):
             return message
         }

@@ -45,6 +45,14 @@ public protocol PaginationStrategy: Sendable {
     /// When page 1 reveals the page count: the URLs of pages 2…N in order, so they can be
     /// fetched concurrently; `nil` when the walk must go page by page.
     func remainingPages(after first: PageOutcome) -> [URL]?
+    /// Why `page` contradicts what page 1 (`first`) said about the walk, or `nil` when it agrees.
+    /// `expectedPages` is the page count page 1 revealed, if any. The engine stops the feed with
+    /// this message (items already fetched are kept).
+    func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String?
+}
+
+extension PaginationStrategy {
+    public func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String? { nil }
 }
 
 /// RFC 8288 Link-header pagination, as GitHub does it: follow `rel="next"`, read `rel="last"`.
@@ -87,6 +95,13 @@ public struct LinkHeaderPagination: PaginationStrategy {
             nextValue == 2, lastValue >= 2, lastValue <= 100_000
         else { return nil }
         return (2...lastValue).map { QueryEditor.setting(parameter, to: String($0), in: next) }
+    }
+
+    /// A page before the last that page 1's `rel="last"` announced, without a `rel="next"`.
+    public func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String? {
+        guard let expected = expectedPages, page.number < expected, nextPage(after: page) == nil else { return nil }
+        return "page \(page.number) has no rel=\"next\" link, but page 1's rel=\"last\" announced \(expected) pages"
+            + " (the listing changed during the pull; pull again)"
     }
 }
 
@@ -156,6 +171,22 @@ public struct PageNumberPagination: PaginationStrategy {
             guard position * page.itemCount < items else { return nil }
         }
         return QueryEditor.setting(pageParameter, to: String(current + 1), in: page.url)
+    }
+
+    /// A page whose `current_page` is not the page asked for, or whose page count differs from page 1's.
+    public func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String? {
+        let asked = QueryEditor.value(of: pageParameter, in: page.url).flatMap { Int($0) }
+        if let current = page.totals?.currentPage, let asked, current != asked {
+            return "page \(page.number) was asked for as \(pageParameter)=\(asked) but reports current_page = \(current)"
+        }
+        let size = knowsPageSize ? first.pageSize : max(first.itemCount, 1)
+        if page.number > 1, let before = totalPages(first.totals, pageSize: size),
+            let now = totalPages(page.totals, pageSize: size), before != now
+        {
+            return "page \(page.number) reports \(now) pages but page 1 reported \(before)"
+                + " (the listing changed during the pull; pull again)"
+        }
+        return nil
     }
 
     public func remainingPages(after first: PageOutcome) -> [URL]? {
