@@ -211,6 +211,9 @@ public struct FeedContext: Sendable {
         ParameterSpec("base_url", .url, "API root, e.g. https://ghe.example.com/api/v3"),
         ParameterSpec("per_page", .integer, "items per page to request"),
         ParameterSpec("max_pages", .integer, "stop after this many pages"),
+        ParameterSpec(
+            "allow_insecure_http", .boolean,
+            "allow a plain http:// base_url to a host other than loopback (unencrypted: off by default)"),
     ]
 
     /// Creates a context.

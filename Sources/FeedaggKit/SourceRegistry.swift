@@ -41,6 +41,15 @@ public struct SourceRegistry: Sendable {
         }
         let descriptor = type.descriptor
         var baseURL = try parameters.url("base_url") ?? URL(string: descriptor.defaultBaseURL)
+        if let configured = baseURL, configured.scheme?.lowercased() == "http", !Self.isLoopback(configured),
+            try parameters.boolean("allow_insecure_http") != true
+        {
+            throw ConfigError(
+                "'base_url' is plain http:// to \(configured.host ?? "a remote host"): tokens and data would travel "
+                    + "unencrypted",
+                at: parameters.value("base_url")?.location ?? parameters.node.location,
+                notes: ["use https://, or set 'allow_insecure_http: true' on the feed if you really mean it"])
+        }
         if let override = baseURLOverride, let configured = baseURL {
             baseURL = Self.rebase(configured, onto: override)
         }
@@ -52,6 +61,12 @@ public struct SourceRegistry: Sendable {
         let maxPages = try parameters.integer("max_pages", in: 1...1_000_000)
         let context = FeedContext(name: name, baseURL: baseURL, pageSize: pageSize, maxPages: maxPages)
         return Feed(source: try type.init(feed: context, parameters: parameters), context: context)
+    }
+
+    /// Whether `url`'s host is this machine (`localhost`, 127.0.0.0/8, `::1`).
+    static func isLoopback(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// `url` with the scheme, host and port of `origin`, and `origin`'s path prepended.

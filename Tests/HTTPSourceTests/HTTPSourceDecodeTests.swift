@@ -9,7 +9,7 @@ private func feed(items: String = "$.photos", fields: String, extra: String = ""
     feeds:
       - name: d
         source: http
-        base_url: http://api.test/
+        base_url: https://api.test/
         url: "{+base_url}/v1/photos"
         pagination: { style: page, total_pages: "$.meta.pages", total_items: "$.meta.count" }
         items: "\(items)"
@@ -26,7 +26,7 @@ struct HTTPSourceDecodeTests {
             feeds:
               - name: t
                 source: http
-                base_url: http://api.test/v2/
+                base_url: https://api.test/v2/
                 url: "{+base_url}/search{?q,tags*,since,per_page}{&opts*}"
                 q: a b
                 tags: [x, y]
@@ -36,7 +36,7 @@ struct HTTPSourceDecodeTests {
                 fields: { id: "$.id", title: "$.t" }
             """
         let source = try Declared.source(yaml)
-        #expect(source.firstPageURL.absoluteString == "http://api.test/v2/search?q=a%20b&tags=x&tags=y&per_page=30&sort=new")
+        #expect(source.firstPageURL.absoluteString == "https://api.test/v2/search?q=a%20b&tags=x&tags=y&per_page=30&sort=new")
         #expect(source.pagination.name == "link", "pagination defaults to the Link header")
     }
 
@@ -55,7 +55,7 @@ struct HTTPSourceDecodeTests {
                "created": "2013-05-24T16:15:54Z", "changed": "2020-01-02T03:04:05.5+01:00"},
               {"id": "b-2", "the name": "Dusk", "description": "Hills", "language": null, "user": null, "created": null}
             ]}
-            """#, url: "http://api.test/v1/photos?page=2")
+            """#, url: "https://api.test/v1/photos?page=2")
         let decoded = try source.decodePage(page)
         #expect(decoded.totals == PageTotals(totalPages: 4, totalItems: 77))
         #expect(decoded.items.count == 2)
@@ -64,8 +64,8 @@ struct HTTPSourceDecodeTests {
         #expect(first.title == "Dawn")
         #expect(first.summary == "Sea (Swift)")
         #expect(first.url == "https://x.test/p/1")
-        #expect(first.author == FeedAuthor(name: "ann", url: "http://api.test/u/ann", avatarURL: "https://i.test/a.png"))
-        #expect(first.imageURL == "http://api.test/img/1.jpg")
+        #expect(first.author == FeedAuthor(name: "ann", url: "https://api.test/u/ann", avatarURL: "https://i.test/a.png"))
+        #expect(first.imageURL == "https://api.test/img/1.jpg")
         #expect(first.published == ISO8601.date(from: "2013-05-24T16:15:54Z"))
         #expect(first.updated == ISO8601.date(from: "2020-01-02T02:04:05.5Z"))
         #expect(first.raw.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix(#"{"id": 10270250"#) == true)
@@ -133,13 +133,13 @@ struct HTTPSourceCredentialTests {
             feeds:
               - name: plain
                 source: http
-                base_url: http://api.test
+                base_url: https://api.test
                 url: "{+base_url}/x"
                 items: "$"
                 fields: { id: "$.id", title: "$.t" }
               - name: own
                 source: http
-                base_url: http://api.test
+                base_url: https://api.test
                 url: "{+base_url}/x"
                 token: own-token
                 headers: { X-Api-Key: k, Accept: application/vnd.x+json, User-Agent: ua }

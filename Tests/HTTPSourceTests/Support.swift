@@ -38,7 +38,7 @@ enum Declared {
     }
 
     /// A page with a JSON `body` at `url`.
-    static func page(_ body: String, url: String = "http://api.test/x", number: Int = 1) -> FetchedPage {
+    static func page(_ body: String, url: String = "https://api.test/x", number: Int = 1) -> FetchedPage {
         FetchedPage(
             number: number, url: URL(string: url)!,
             response: HTTPResponse(
