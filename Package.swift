@@ -10,6 +10,7 @@ let strict: [SwiftSetting] = [
 /// The source modules FeedaggKit registers. `swift package new-source` adds to this list.
 let sourceModules: [Target.Dependency] = [
     "GitHubSource", "PhotosSource", "HTTPSource",
+    "GitHubStargazersSource",
     // new-source: source modules (keep this line)
 ]
 
@@ -50,6 +51,7 @@ let package = Package(
         // Declarative sources (`source: http`): URL template, pagination and fields from feeds.yaml.
         .target(name: "HTTPSource", dependencies: ["FeedCore"], swiftSettings: strict),
         // Source modules added with `swift package new-source` go above this line.
+        .target(name: "GitHubStargazersSource", dependencies: ["FeedCore"], swiftSettings: strict),
         // new-source: source targets (keep this line)
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
@@ -131,6 +133,10 @@ let package = Package(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting", "FeedReplay", "LoopbackServer"],
             swiftSettings: strict),
         // Test targets of source modules added with `swift package new-source` go above this line.
+        .testTarget(
+            name: "GitHubStargazersSourceTests",
+            dependencies: ["GitHubStargazersSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         // new-source: test targets (keep this line)
     ]
 )

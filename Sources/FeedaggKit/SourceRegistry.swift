@@ -3,6 +3,7 @@ public import Foundation
 import GitHubSource
 import HTTPSource
 import PhotosSource
+import GitHubStargazersSource
 // new-source: imports (keep this line)
 
 /// The source types a run knows, passed to the loader and the engine (never a global).
@@ -20,6 +21,7 @@ public struct SourceRegistry: Sendable {
     public static let builtIn = SourceRegistry([
         GitHubReposSource.self, GitHubMembersSource.self, GitHubGistsSource.self, FiveHundredPxSource.self,
         HTTPSource.self,
+        GitHubStargazersSource.self,
         // new-source: types (keep this line)
     ])
 
