@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "GitHubStargazersSourceTests",
             dependencies: ["GitHubStargazersSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
-            exclude: ["Fixtures"], swiftSettings: strict),
+            swiftSettings: strict),
         // new-source: test targets (keep this line)
     ]
 )
