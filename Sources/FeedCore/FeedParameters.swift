@@ -19,7 +19,12 @@ public struct FeedParameters: Sendable {
 
     /// Creates parameters over a feed mapping and optional defaults.
     ///
-    /// - Parameter readLog: when given, every key looked up through these parameters is added to it.
+    /// - Parameters:
+    ///   - node: the feed's mapping.
+    ///   - defaults: the `defaults:` mapping, whose keys apply when the feed lacks them.
+    ///   - feedName: the feed's name, for messages.
+    ///   - sourceType: the source type, for messages.
+    ///   - readLog: when given, every key looked up through these parameters is added to it.
     public init(
         node: ConfigNode, defaults: ConfigNode?, feedName: String, sourceType: String,
         readLog: ParameterReadLog? = nil
