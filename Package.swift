@@ -130,8 +130,7 @@ let package = Package(
             dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore"],
             swiftSettings: strict),
         .testTarget(
-            name: "ScaffoldTests", dependencies: ["FeedaggTesting", "FeedReplay", "LoopbackServer"],
-            swiftSettings: strict),
+            name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
         // Test targets of source modules added with `swift package new-source` go above this line.
         .testTarget(
             name: "GitHubStargazersSourceTests",

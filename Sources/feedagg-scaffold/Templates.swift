@@ -228,12 +228,8 @@ struct Templates {
                         number: 1, url: url,
                         response: HTTPResponse(
                             status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: url))
-                    #expect(throws: PageDecodeError.self) { try source.decodePage(page) }
-                    do {
-                        _ = try source.decodePage(page)
-                    } catch let error as PageDecodeError {
-                        #expect(error.path == "\##(badPath)")
-                    }
+                    let error = #expect(throws: PageDecodeError.self) { try source.decodePage(page) }
+                    #expect(error?.path == "\##(badPath)")
                 }
 
                 @Test("a feed without 'collection' is a configuration error")

@@ -99,11 +99,14 @@ struct GitHubStargazersSourceTests {
     func malformed() throws {
         let source = try Self.source()
         let noUser = try Self.page(#"[{"starred_at": "2026-11-01T08:00:00Z", "user": {"login": "a", "id": 1}}, {"starred_at": "2026-11-02T08:00:00Z"}]"#)
-        #expect { try source.decodePage(noUser) } throws: { ($0 as? PageDecodeError)?.path == "$[1]" }
+        let noUserError = #expect(throws: PageDecodeError.self) { try source.decodePage(noUser) }
+        #expect(noUserError?.path == "$[1]")
         let badDate = try Self.page(#"[{"starred_at": "yesterday", "user": {"login": "a", "id": 1}}]"#)
-        #expect { try source.decodePage(badDate) } throws: { ($0 as? PageDecodeError)?.path == "$[0].starred_at" }
+        let badDateError = #expect(throws: PageDecodeError.self) { try source.decodePage(badDate) }
+        #expect(badDateError?.path == "$[0].starred_at")
         let plainUsers = try Self.page(#"[{"login": "a", "id": 1}]"#)
-        #expect { try source.decodePage(plainUsers) } throws: { ($0 as? PageDecodeError)?.path == "$[0]" }
+        let plainUsersError = #expect(throws: PageDecodeError.self) { try source.decodePage(plainUsers) }
+        #expect(plainUsersError?.path == "$[0]")
     }
 
     @Test("a feed without 'owner' or 'repo' is a configuration error", arguments: ["owner", "repo"])
