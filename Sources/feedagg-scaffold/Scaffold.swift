@@ -37,6 +37,9 @@ struct ScaffoldRequest {
         guard !name.hasSuffix("Source") else {
             throw ScaffoldError("--name '\(name)' ends with 'Source', which is added for you: use --name \(name.dropLast(6))")
         }
+        guard name != "Feed" else {
+            throw ScaffoldError("--name 'Feed' would make a type named FeedSource, the protocol it conforms to: choose another name")
+        }
         guard name.count <= 60 else { throw ScaffoldError("--name '\(name)' is longer than 60 characters") }
         let words = typeName.split(separator: ".", omittingEmptySubsequences: false)
         guard !typeName.isEmpty,

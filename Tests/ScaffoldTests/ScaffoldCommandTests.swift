@@ -87,7 +87,7 @@ struct ScaffoldCommandTests {
         #expect(!package.exists("Sources/GadgetSource"))
     }
 
-    @Test("rejects a name that is not a CamelCase identifier", arguments: ["reddit", "Red-dit", "Réddit", "RedditSource", "9Lives", ""])
+    @Test("rejects a name that is not a CamelCase identifier", arguments: ["reddit", "Red-dit", "Réddit", "RedditSource", "9Lives", "", "Feed", "Red dit"])
     func rejectsName(name: String) async throws {
         let package = try ScratchPackage()
         defer { package.remove() }
