@@ -7,6 +7,13 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The source modules FeedaggKit registers. `swift package new-source` adds to this list.
+let sourceModules: [Target.Dependency] = [
+    "GitHubSource", "PhotosSource", "HTTPSource",
+    "GitHubStargazersSource",
+    // new-source: source modules (keep this line)
+]
+
 let package = Package(
     name: "feedagg",
     platforms: [.macOS(.v15)],
@@ -43,6 +50,9 @@ let package = Package(
         .target(name: "PhotosSource", dependencies: ["FeedCore"], swiftSettings: strict),
         // Declarative sources (`source: http`): URL template, pagination and fields from feeds.yaml.
         .target(name: "HTTPSource", dependencies: ["FeedCore"], swiftSettings: strict),
+        // Source modules added with `swift package new-source` go above this line.
+        .target(name: "GitHubStargazersSource", dependencies: ["FeedCore"], swiftSettings: strict),
+        // new-source: source targets (keep this line)
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
         .target(
@@ -66,10 +76,7 @@ let package = Package(
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
-            dependencies: [
-                "FeedCore", "CurlHTTP", "FeedConfig", "GitHubSource", "PhotosSource", "HTTPSource", "FeedReplay",
-                "FeedStore",
-            ],
+            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStore"] + sourceModules,
             swiftSettings: strict),
 
         // The thin command-line executable.
@@ -86,6 +93,21 @@ let package = Package(
             name: "FeedaggTesting",
             dependencies: ["FeedCore", "LoopbackServer", "FeedReplay"],
             swiftSettings: strict),
+
+        // The work behind the `new-source` command plugin: writes a source module, its tests and
+        // fixture, and wires them into this file and SourceRegistry.swift. Foundation only.
+        .executableTarget(name: "feedagg-scaffold", swiftSettings: strict),
+        .plugin(
+            name: "NewSourcePlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "new-source",
+                    description: "Add a source module: --name Reddit --pagination link|page [--type-name reddit]"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "Creates Sources/<Name>Source and Tests/<Name>SourceTests, edits Package.swift and SourceRegistry.swift")
+                ]),
+            dependencies: ["feedagg-scaffold"]),
 
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
@@ -107,5 +129,13 @@ let package = Package(
             name: "FeedaggTests",
             dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore", "CurlHTTP"],
             swiftSettings: strict),
+        .testTarget(
+            name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+        // Test targets of source modules added with `swift package new-source` go above this line.
+        .testTarget(
+            name: "GitHubStargazersSourceTests",
+            dependencies: ["GitHubStargazersSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
+            swiftSettings: strict),
+        // new-source: test targets (keep this line)
     ]
 )

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A feed's parameters from feeds.yaml (its own keys over the `defaults:` block), read with types.
 ///
@@ -13,17 +14,31 @@ public struct FeedParameters: Sendable {
     public let feedName: String
     /// The source type, for messages.
     public let sourceType: String
+    /// Collects every key read, when given (conformance checks compare it with the declared parameters).
+    public let readLog: ParameterReadLog?
 
     /// Creates parameters over a feed mapping and optional defaults.
-    public init(node: ConfigNode, defaults: ConfigNode?, feedName: String, sourceType: String) {
+    ///
+    /// - Parameters:
+    ///   - node: the feed's mapping.
+    ///   - defaults: the `defaults:` mapping, whose keys apply when the feed lacks them.
+    ///   - feedName: the feed's name, for messages.
+    ///   - sourceType: the source type, for messages.
+    ///   - readLog: when given, every key looked up through these parameters is added to it.
+    public init(
+        node: ConfigNode, defaults: ConfigNode?, feedName: String, sourceType: String,
+        readLog: ParameterReadLog? = nil
+    ) {
         self.node = node
         self.defaults = defaults
         self.feedName = feedName
         self.sourceType = sourceType
+        self.readLog = readLog
     }
 
     /// The raw node for `key`: the feed's own, else the default; `nil` when absent or null.
     public func value(_ key: String) -> ConfigNode? {
+        readLog?.record(key)
         if let own = node[key] { return own.isNull ? nil : own }
         if let inherited = defaults?[key] { return inherited.isNull ? nil : inherited }
         return nil
@@ -117,4 +132,22 @@ public struct FeedParameters: Sendable {
         }
         return date
     }
+}
+
+/// The keys a source read from its ``FeedParameters``, in first-read order.
+public final class ParameterReadLog: Sendable {
+    private let state = Mutex<[String]>([])
+
+    /// Creates an empty log.
+    public init() {}
+
+    /// Adds `key` (once).
+    public func record(_ key: String) {
+        state.withLock { keys in
+            if !keys.contains(key) { keys.append(key) }
+        }
+    }
+
+    /// Every key read so far.
+    public var keys: [String] { state.withLock { $0 } }
 }

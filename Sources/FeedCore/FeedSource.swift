@@ -94,7 +94,8 @@ public enum ItemOrdering: Sendable, Equatable {
 /// - put credentials in ``credentialHeaders`` only (the engine sends them to the feed's own origin
 ///   and redacts them from every log and error).
 ///
-/// `FeedSourceConformance` in `FeedaggTesting` checks these rules for a conformer.
+/// `FeedSourceConformance` in `FeedaggTesting` checks these rules for a conformer; the article
+/// <doc:WritingASource> walks through writing one (`swift package new-source` scaffolds it).
 public protocol FeedSource: Sendable {
     /// Static facts about the type.
     static var descriptor: SourceDescriptor { get }

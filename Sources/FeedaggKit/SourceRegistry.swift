@@ -3,6 +3,8 @@ public import Foundation
 import GitHubSource
 import HTTPSource
 import PhotosSource
+import GitHubStargazersSource
+// new-source: imports (keep this line)
 
 /// The source types a run knows, passed to the loader and the engine (never a global).
 public struct SourceRegistry: Sendable {
@@ -14,11 +16,13 @@ public struct SourceRegistry: Sendable {
         self.types = types
     }
 
-    /// The built-in sources: GitHub repositories, members and gists, 500px photos, and `http`
-    /// (any JSON API declared in feeds.yaml).
+    /// The built-in sources: GitHub repositories, members and gists, 500px photos, `http`
+    /// (any JSON API declared in feeds.yaml), and the modules added with `swift package new-source`.
     public static let builtIn = SourceRegistry([
         GitHubReposSource.self, GitHubMembersSource.self, GitHubGistsSource.self, FiveHundredPxSource.self,
         HTTPSource.self,
+        GitHubStargazersSource.self,
+        // new-source: types (keep this line)
     ])
 
     /// Every type's descriptor.

@@ -1,0 +1,165 @@
+import Foundation
+
+/// The pagination a generated source starts with.
+enum PaginationChoice: String, CaseIterable {
+    /// RFC 8288 `Link` headers (`rel="next"`, `rel="last"`), the page size as `per_page`.
+    case link
+    /// `?page=N&per_page=M`, with the page count in the body.
+    case page
+}
+
+/// A request to add a source module, validated.
+struct ScaffoldRequest {
+    /// CamelCase name: `Reddit` makes `RedditSource` and `RedditSourceTests`.
+    var name: String
+    /// The `source:` value in feeds.yaml.
+    var typeName: String
+    /// The pagination strategy.
+    var pagination: PaginationChoice
+    /// The package root.
+    var package: URL
+
+    var module: String { "\(name)Source" }
+    var testModule: String { "\(name)SourceTests" }
+    var fixtureName: String { "\(typeName.replacingOccurrences(of: ".", with: "-"))-example" }
+
+    /// `Reddit` → `reddit`, `GitHubStars` → `githubstars`.
+    static func defaultTypeName(for name: String) -> String { name.lowercased() }
+
+    /// Checks the name and type name; throws a message saying what is wrong.
+    static func validate(name: String, typeName: String) throws {
+        guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
+            name.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) })
+        else {
+            throw ScaffoldError(
+                "--name '\(name)' is not a CamelCase identifier: start with an uppercase ASCII letter, then letters and digits only (e.g. Reddit, HackerNews)")
+        }
+        guard !name.hasSuffix("Source") else {
+            throw ScaffoldError("--name '\(name)' ends with 'Source', which is added for you: use --name \(name.dropLast(6))")
+        }
+        guard name != "Feed" else {
+            throw ScaffoldError("--name 'Feed' would make a type named FeedSource, the protocol it conforms to: choose another name")
+        }
+        guard name.count <= 60 else { throw ScaffoldError("--name '\(name)' is longer than 60 characters") }
+        let words = typeName.split(separator: ".", omittingEmptySubsequences: false)
+        guard !typeName.isEmpty,
+            words.allSatisfy({ word in
+                !word.isEmpty
+                    && word.unicodeScalars.allSatisfy {
+                        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+                    }
+            })
+        else {
+            throw ScaffoldError(
+                "--type-name '\(typeName)' must be lowercase words separated by dots (e.g. reddit, github.stargazers)")
+        }
+    }
+}
+
+/// A scaffolding problem, printed as `error: …`.
+struct ScaffoldError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Marker comments the scaffold inserts before. Each must occur exactly once in its file.
+enum Marker {
+    static let sourceTargets = "// new-source: source targets (keep this line)"
+    static let sourceModules = "// new-source: source modules (keep this line)"
+    static let testTargets = "// new-source: test targets (keep this line)"
+    static let imports = "// new-source: imports (keep this line)"
+    static let types = "// new-source: types (keep this line)"
+}
+
+/// Writes a new source module, its tests and fixture, and wires it into the package.
+struct Scaffold {
+    let request: ScaffoldRequest
+    let fileManager = FileManager.default
+
+    private var root: URL { request.package }
+    private var packageFile: URL { root.appendingPathComponent("Package.swift") }
+    private var registryFile: URL { root.appendingPathComponent("Sources/FeedaggKit/SourceRegistry.swift") }
+    private var sourceDirectory: URL { root.appendingPathComponent("Sources/\(request.module)") }
+    private var testDirectory: URL { root.appendingPathComponent("Tests/\(request.testModule)") }
+    private var fixtureDirectory: URL { testDirectory.appendingPathComponent("Fixtures/\(request.fixtureName)") }
+
+    /// Everything that would be written, checked before anything is: nothing is left half done.
+    func run() throws -> [String] {
+        var package = try read(packageFile)
+        var registry = try read(registryFile)
+        try refuseExisting(package: package)
+
+        package = try insert(
+            #"        .target(name: "\#(request.module)", dependencies: ["FeedCore"], swiftSettings: strict),"#,
+            before: Marker.sourceTargets, in: package, file: "Package.swift")
+        package = try insert(#"    "\#(request.module)","#, before: Marker.sourceModules, in: package, file: "Package.swift")
+        package = try insert(
+            """
+                    .testTarget(
+                        name: "\(request.testModule)",
+                        dependencies: ["\(request.module)", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
+                        exclude: ["Fixtures"], swiftSettings: strict),
+            """, before: Marker.testTargets, in: package, file: "Package.swift")
+        registry = try insert("import \(request.module)", before: Marker.imports, in: registry, file: "SourceRegistry.swift")
+        registry = try insert(
+            "        \(request.module).self,", before: Marker.types, in: registry, file: "SourceRegistry.swift")
+
+        let templates = Templates(request: request)
+        let files: [(URL, String)] = [
+            (sourceDirectory.appendingPathComponent("\(request.module).swift"), templates.source),
+            (testDirectory.appendingPathComponent("\(request.module)Tests.swift"), templates.tests),
+        ] + templates.fixtures.map { (fixtureDirectory.appendingPathComponent($0.name), $0.text) }
+        for (url, text) in files {
+            try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url, options: .withoutOverwriting)
+        }
+        try Data(package.utf8).write(to: packageFile, options: .atomic)
+        try Data(registry.utf8).write(to: registryFile, options: .atomic)
+        return files.map { relative($0.0) } + ["Package.swift (edited)", "Sources/FeedaggKit/SourceRegistry.swift (edited)"]
+    }
+
+    private func relative(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let prefix = root.standardizedFileURL.path + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    private func read(_ url: URL) throws -> String {
+        guard let data = fileManager.contents(atPath: url.path) else {
+            throw ScaffoldError("cannot read \(url.path): is --package the feedagg package root?")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Refuses to overwrite a module, test target or type name that exists.
+    private func refuseExisting(package: String) throws {
+        for directory in [sourceDirectory, testDirectory] where fileManager.fileExists(atPath: directory.path) {
+            throw ScaffoldError("\(relative(directory)) already exists: refusing to overwrite it (choose another --name)")
+        }
+        for name in [request.module, request.testModule] where package.contains("\"\(name)\"") {
+            throw ScaffoldError("Package.swift already declares '\(name)': refusing to add it twice")
+        }
+        let sources = root.appendingPathComponent("Sources")
+        let needle = "typeName: \"\(request.typeName)\""
+        if let enumerator = fileManager.enumerator(at: sources, includingPropertiesForKeys: nil) {
+            for case let file as URL in enumerator where file.pathExtension == "swift" {
+                if let text = try? String(contentsOf: file, encoding: .utf8), text.contains(needle) {
+                    throw ScaffoldError(
+                        "source type '\(request.typeName)' already exists in \(relative(file)): choose another --type-name")
+                }
+            }
+        }
+    }
+
+    /// `text` with `line` inserted on its own line before the line holding `marker`.
+    private func insert(_ line: String, before marker: String, in text: String, file: String) throws -> String {
+        var lines = text.components(separatedBy: "\n")
+        let indices = lines.indices.filter { lines[$0].contains(marker) }
+        guard indices.count == 1, let index = indices.first else {
+            throw ScaffoldError(
+                "\(file) must contain the marker comment '\(marker)' exactly once (found \(indices.count)); restore it where new entries go")
+        }
+        lines.insert(line, at: index)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,148 @@
+import FeedaggTesting
+import Foundation
+import Testing
+
+// The whole `new-source` story on a copy of this package: run the command plugin exactly as a
+// user does, build, run the generated tests, and see the new type in `feedagg sources` and
+// usable from feeds.yaml. The copy takes `.build` along (timestamps kept) and stays in a fixed
+// temporary folder between runs: the first build recompiles what a new path invalidates (about
+// 2–4 minutes on 2 CPUs), later ones only what changed.
+//
+// Slow (minutes, it compiles the package in the copy): FEEDAGG_SKIP_SCAFFOLD_E2E=1 skips it.
+
+@Suite("new-source end to end: plugin → swift build → generated tests → feedagg sources")
+struct ScaffoldEndToEndTests {
+    static let skipVariable = "FEEDAGG_SKIP_SCAFFOLD_E2E"
+    static var enabled: Bool { ProcessInfo.processInfo.environment[skipVariable] != "1" }
+
+    /// The environment of the nested SwiftPM runs: ours, without what only makes sense for this run.
+    static var environment: [String: String] {
+        var environment = TestBinary.cleanEnvironment
+        for name in environment.keys where name.hasPrefix("SWIFTPM_") || name.hasPrefix("XCTest") {
+            environment[name] = nil
+        }
+        return environment
+    }
+
+    /// `swift` from the PATH.
+    static func swift() throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw SwiftNotFound(path: path)
+    }
+
+    /// Runs `command` in `directory`, failing the test with its output when it does not succeed.
+    @discardableResult
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL) async throws -> ProcessOutput {
+        let start = ContinuousClock.now
+        let output = try await ChildProcess.run(
+            executable, arguments: arguments, environment: environment, currentDirectory: directory,
+            timeout: .seconds(1_800))
+        let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+        print("scaffold e2e: `\(command)` took \(ContinuousClock.now - start)")
+        try #require(output.status == 0 && !output.terminatedBySignal, "`\(command)` failed: \(output.summary)")
+        return output
+    }
+
+    /// `$TMPDIR/feedagg-scaffold-e2e-<hash of the package root>/`: kept between runs, so the
+    /// copy's `.build` makes the next run's build incremental (and SwiftPM's lock files beside it
+    /// do not pile up). One run at a time per package root.
+    static var workDirectory: URL {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in RepositoryPaths.root.standardizedFileURL.path.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return FileManager.default.temporaryDirectory.appendingPathComponent(
+            "feedagg-scaffold-e2e-" + String(hash, radix: 16))
+    }
+
+    /// Copies the package to `destination`: everything but `.git` and other scratch folders
+    /// (`.build-*`, `.build_*`, `.swiftpm`), modification times kept. A copy left by an earlier
+    /// run keeps its own `.build` and gets everything else afresh; a first copy takes this
+    /// package's `.build` along, without its module cache (which records absolute paths).
+    static func copyPackage(to destination: URL) async throws {
+        let fileManager = FileManager.default
+        let root = RepositoryPaths.root
+        let scratch = destination.appendingPathComponent(".build")
+        let reuse = fileManager.fileExists(atPath: scratch.appendingPathComponent("build.db").path)
+        if reuse {
+            for entry in try fileManager.contentsOfDirectory(atPath: destination.path) where entry != ".build" {
+                try fileManager.removeItem(at: destination.appendingPathComponent(entry))
+            }
+        } else {
+            try? fileManager.removeItem(at: destination)
+            try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
+        }
+        let entries = try fileManager.contentsOfDirectory(atPath: root.path).filter { name in
+            name != ".git" && !name.hasPrefix(".build-") && !name.hasPrefix(".build_") && name != ".swiftpm"
+                && !(reuse && name == ".build")
+        }
+        try await run(
+            URL(fileURLWithPath: "/bin/cp"), ["-a"] + entries.map { root.appendingPathComponent($0).path } + [destination.path],
+            in: destination)
+        guard !reuse else { return }
+        for triple in (try? fileManager.contentsOfDirectory(atPath: scratch.path)) ?? [] {
+            for configuration in ["debug", "release"] {
+                try? fileManager.removeItem(at: scratch.appendingPathComponent("\(triple)/\(configuration)/ModuleCache"))
+            }
+        }
+    }
+
+    @Test(
+        "swift package new-source --name Widget --pagination page: builds, its tests pass, feedagg lists it",
+        .enabled(if: enabled, "\(skipVariable)=1"), .timeLimit(.minutes(30)))
+    func newSourceEndToEnd() async throws {
+        let started = ContinuousClock.now
+        let work = Self.workDirectory
+        let package = work.appendingPathComponent("feedagg")
+        try await Self.copyPackage(to: package)
+        let swift = try Self.swift()
+
+        let created = try await Self.run(
+            swift, ["package", "--allow-writing-to-package-directory", "new-source", "--name", "Widget", "--pagination", "page"],
+            in: package)
+        #expect(created.stdout.contains("Created source type 'widget' (WidgetSource, page pagination)"), "\(created.summary)")
+        #expect(created.stdout.contains("Next steps"))
+        for path in [
+            "Sources/WidgetSource/WidgetSource.swift", "Tests/WidgetSourceTests/WidgetSourceTests.swift",
+            "Tests/WidgetSourceTests/Fixtures/widget-example/001-collections-example-items.json",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: package.appendingPathComponent(path).path), "no \(path)")
+        }
+
+        // A second run refuses, and changes nothing.
+        let manifest = try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let again = try await ChildProcess.run(
+            swift, arguments: ["package", "--allow-writing-to-package-directory", "new-source", "--name", "Widget"],
+            environment: Self.environment, currentDirectory: package, timeout: .seconds(600))
+        #expect(again.status != 0)
+        #expect((again.stdout + again.stderr).contains("already exists: refusing to overwrite it"), "\(again.summary)")
+        #expect(try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8) == manifest)
+
+        try await Self.run(swift, ["build", "--build-tests"], in: package)
+        let tests = try await Self.run(swift, ["test", "--skip-build", "--filter", "WidgetSourceTests"], in: package)
+        let testOutput = tests.stdout + tests.stderr
+        #expect(testOutput.contains("Suite \"widget: recorded fixture through ReplayServer + CurlClient + FeedEngine\" passed"), "\(tests.summary)")
+        #expect(testOutput.contains("with 5 tests in 1 suite passed"), "\(tests.summary)")
+
+        let feedagg = package.appendingPathComponent(".build/debug/feedagg")
+        let sources = try await Self.run(feedagg, ["sources"], in: package)
+        #expect(sources.stdout.contains("widget: items of a Widget collection"), "\(sources.summary)")
+        #expect(sources.stdout.contains("collection (string, required)"))
+
+        // feeds.yaml can use it with no other edit.
+        let config = work.appendingPathComponent("widgets.yaml")
+        try Data("feeds:\n  - name: widgets\n    source: widget\n    collection: example\n".utf8).write(to: config)
+        try await Self.run(feedagg, ["validate", "--config", config.path], in: package)
+        print("scaffold e2e: total \(ContinuousClock.now - started)")
+    }
+}
+
+/// `swift` is not on the PATH.
+struct SwiftNotFound: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "swift is not on the PATH (\(path))" }
+}
