@@ -18,13 +18,26 @@ public final class Console: Sendable {
     /// Whether standard error is a terminal (progress lines only appear on one).
     public let stderrIsTerminal: Bool
 
+    /// Lines written to standard error are dropped (a library caller that reads the results).
+    private let discardsErrors: Bool
+
     /// Creates a console on the process's standard error.
     public init() {
         stderrIsTerminal = isatty(2) == 1
+        discardsErrors = false
     }
+
+    private init(discardingErrors: Bool) {
+        stderrIsTerminal = false
+        discardsErrors = discardingErrors
+    }
+
+    /// A console that drops every standard-error line and progress line (standard output still works).
+    public static var discardingErrors: Console { Console(discardingErrors: true) }
 
     /// Writes one line to standard error (clearing the progress line first).
     public func error(_ line: String) {
+        guard !discardsErrors else { return }
         state.withLock { state in
             if state.progressShown {
                 Self.write("\r\u{1B}[2K", to: 2)
