@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/feedagg
 APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev pkg-config python3
 
-.PHONY: deps build release demo test bench fixtures clean
+.PHONY: deps build release demo test bench fixtures fuzz clean
 
 # Installs the Debian packages the build needs, only when one is missing.
 deps:
@@ -40,5 +40,12 @@ bench: release
 fixtures: release
 	Scripts/record-fixtures.sh
 
+# libFuzzer targets (Fuzz/): builds them with -sanitize=fuzzer,address in .build-fuzz and runs
+# each for FUZZ_SECONDS (default 60); FUZZ_TARGETS="link-header yaml-parser" picks some.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Scripts/fuzz.sh $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

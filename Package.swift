@@ -139,3 +139,40 @@ let package = Package(
         // new-source: test targets (keep this line)
     ]
 )
+
+// libFuzzer targets (Fuzz/Targets/), declared only when FEEDAGG_FUZZ is set, so the normal build
+// and test suite never see them. Each is an executable whose `@main` hands its test function to
+// libFuzzer's driver (SwiftPM binds `main` to the module's own entry point, not libFuzzer's).
+// `make fuzz` (Scripts/fuzz.sh) builds them with
+// `FEEDAGG_FUZZ=1 swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address`.
+if Context.environment["FEEDAGG_FUZZ"] != nil {
+    // Only the fuzzed modules and the fuzzers: no package dependency to resolve, and a plain
+    // `swift build` builds every fuzzer.
+    let fuzzed: Set<String> = ["CYAML", "FeedCore", "FeedConfig", "GitHubSource", "PhotosSource"]
+    package.targets.removeAll { !fuzzed.contains($0.name) }
+    package.products.removeAll()
+    package.dependencies.removeAll()
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzLinkHeader", ["FuzzSupport", "FeedCore"]),
+        ("FuzzYAMLParser", ["FuzzSupport", "FeedConfig", "FeedCore"]),
+        ("FuzzFeedsLoader", ["FuzzSupport", "FeedConfig", "FeedCore"]),
+        ("FuzzInterpolation", ["FuzzSupport", "FeedConfig", "FeedCore"]),
+        ("FuzzGitHubRepos", ["FuzzSupport", "GitHubSource", "FeedCore"]),
+        ("FuzzGitHubMembers", ["FuzzSupport", "GitHubSource", "FeedCore"]),
+        ("FuzzGitHubGists", ["FuzzSupport", "GitHubSource", "FeedCore"]),
+        ("FuzzPhotos500px", ["FuzzSupport", "PhotosSource", "FeedCore"]),
+    ]
+    package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/Targets/CLibFuzzer"))
+    package.targets.append(
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["CLibFuzzer", "FeedCore", "FeedConfig", "GitHubSource", "PhotosSource"],
+            path: "Fuzz/Targets/FuzzSupport", swiftSettings: strict))
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: fuzzer.name, dependencies: fuzzer.dependencies, path: "Fuzz/Targets/\(fuzzer.name)",
+                swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+        package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
+    }
+}

@@ -1,0 +1,43 @@
+import FeedCore
+import Foundation
+import FuzzSupport
+import PhotosSource
+
+// libFuzzer target: FiveHundredPxSource.decodePage on the fuzz bytes as a 200 JSON body, then the source's
+// pagination on the decoded page (page numbers from the body's totals).
+
+private let source = FuzzSupport.source(FiveHundredPxSource.self, """
+    feeds:
+      - name: fuzz
+        source: photos.500px
+        feature: editors
+        base_url: https://api.500px.com/base/
+    """)
+private let pageURL = URL(string: "https://api.500px.com/base/v1/photos?feature=editors&page=1&rpp=20")!
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzPhotos500px(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = UnsafeBufferPointer(start: data, count: size)
+    let page = FuzzSupport.page(input, url: pageURL)
+    let decoded: DecodedPage
+    do {
+        decoded = try source.decodePage(page)
+    } catch let error as PageDecodeError {
+        _ = error.description
+        return 0
+    } catch {
+        preconditionFailure("decodePage threw a non-PageDecodeError: \(error)")
+    }
+    _ = FuzzSupport.consume(decoded)
+    let outcome = PageOutcome(
+        number: 1, url: pageURL, headers: page.response.headers, totals: decoded.totals,
+        itemCount: decoded.items.count, pageSize: 20)
+    _ = source.pagination.nextPage(after: outcome)
+    _ = source.pagination.remainingPages(after: outcome)
+    return 0
+}
+
+@main
+enum Main {
+    static func main() { FuzzSupport.run(fuzzPhotos500px) }
+}
