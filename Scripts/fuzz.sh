@@ -65,8 +65,9 @@ while read -r name exe dict; do
   touch "$log.start"
   echo "fuzzing $name for ${FUZZ_SECONDS}s (log: $log)"
   start=$(date +%s)
+  # The Swift runtime's own backtracer would hold a crashing process; libFuzzer reports instead.
   # shellcheck disable=SC2086
-  "$bin/$exe" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  SWIFT_BACKTRACE=enable=no "$bin/$exe" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -dict="Fuzz/dict/$dict.dict" -artifact_prefix="$out/" $FUZZ_ARGS \
     "$work" "Fuzz/corpus/$name" >"$log" 2>&1
   status=$?

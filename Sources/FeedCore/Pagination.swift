@@ -108,17 +108,33 @@ public struct PageNumberPagination: PaginationStrategy {
         return url
     }
 
+    /// The most pages a body's totals may announce for a fan-out, and the largest page number
+    /// (counted from ``firstPageNumber``) taken from a body or a URL. Like the Link-header
+    /// strategy's limit: past it the walk goes on page by page, ended by a short page or
+    /// `max_pages`, instead of building billions of URLs or overflowing on `Int.max`.
+    public static let maximumPages = 100_000
+
     /// The page count the body implies: `total_pages`, else ⌈`total_items` / page size⌉.
     public func totalPages(_ totals: PageTotals?, pageSize: Int) -> Int? {
         guard let totals else { return nil }
         if let pages = totals.totalPages { return max(0, pages) }
-        if let items = totals.totalItems, pageSize > 0 { return (max(0, items) + pageSize - 1) / pageSize }
+        if let items = totals.totalItems, pageSize > 0 {
+            let items = max(0, items)  // no `items + pageSize - 1`: it overflows near Int.max
+            return items / pageSize + (items % pageSize == 0 ? 0 : 1)
+        }
         return nil
     }
 
+    /// The page's number: the body's `current_page`, else the URL's page parameter, else its
+    /// position in the walk; a number outside the first ``maximumPages`` pages is not believed.
     private func pageNumber(of page: PageOutcome) -> Int {
-        if let current = page.totals?.currentPage { return current }
-        if let value = QueryEditor.value(of: pageParameter, in: page.url), let number = Int(value) { return number }
+        func plausible(_ number: Int) -> Bool {
+            number >= firstPageNumber && number - firstPageNumber < Self.maximumPages
+        }
+        if let current = page.totals?.currentPage, plausible(current) { return current }
+        if let value = QueryEditor.value(of: pageParameter, in: page.url), let number = Int(value), plausible(number) {
+            return number
+        }
         return firstPageNumber + page.number - 1
     }
 
@@ -134,7 +150,9 @@ public struct PageNumberPagination: PaginationStrategy {
     }
 
     public func remainingPages(after first: PageOutcome) -> [URL]? {
-        guard first.itemCount > 0, let total = totalPages(first.totals, pageSize: first.pageSize) else { return nil }
+        guard first.itemCount > 0, let total = totalPages(first.totals, pageSize: first.pageSize),
+            total <= Self.maximumPages
+        else { return nil }
         let current = pageNumber(of: first)
         let lastNumber = firstPageNumber + total - 1
         guard lastNumber > current else { return [] }

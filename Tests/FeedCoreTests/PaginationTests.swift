@@ -86,4 +86,40 @@ struct PaginationTests {
         #expect(strategy.nextPage(after: outcome("https://h.test/x?page=4", items: 20, size: 20))?.absoluteString == "https://h.test/x?page=5")
         #expect(strategy.remainingPages(after: outcome("https://h.test/x?page=1", items: 20, size: 20)) == nil)
     }
+
+    // Found by fuzzing photos.500px (make fuzz): a 200 body's totals are the server's word, so
+    // extreme values must neither trap on Int overflow nor build one URL per announced page.
+
+    @Test(
+        "Page numbers: extreme totals and page numbers in a body neither overflow nor fan out",
+        arguments: [
+            PageTotals(currentPage: 1, totalPages: Int.max),
+            PageTotals(currentPage: 1, totalItems: Int.max),
+            PageTotals(currentPage: Int.max, totalPages: 3),
+            PageTotals(currentPage: Int.min, totalPages: 3),
+            PageTotals(currentPage: Int.max),
+            PageTotals(currentPage: 1, totalPages: 1_000_000_000),
+        ])
+    func pageExtremeTotals(totals: PageTotals) {
+        let strategy = PageNumberPagination(pageParameter: "page", pageSizeParameter: "rpp")
+        let p1 = outcome("https://px.test/v1/photos?page=1&rpp=20", totals: totals, items: 20, size: 20)
+        let remaining = strategy.remainingPages(after: p1)
+        #expect((remaining?.count ?? 0) <= PageNumberPagination.maximumPages)
+        if let next = strategy.nextPage(after: p1) {
+            #expect(next.absoluteString == "https://px.test/v1/photos?page=2&rpp=20", "an implausible current_page is not believed")
+        }
+    }
+
+    @Test("Page numbers: more than maximumPages announced → walk page by page, not a fan-out")
+    func pageTooManyToFanOut() {
+        let strategy = PageNumberPagination()
+        let many = PageTotals(currentPage: 1, totalPages: PageNumberPagination.maximumPages + 1)
+        let p1 = outcome("https://h.test/x?page=1", totals: many, items: 20, size: 20)
+        #expect(strategy.remainingPages(after: p1) == nil)
+        #expect(strategy.nextPage(after: p1)?.absoluteString == "https://h.test/x?page=2")
+        let limit = PageTotals(currentPage: 1, totalPages: PageNumberPagination.maximumPages)
+        #expect(strategy.remainingPages(after: outcome("https://h.test/x?page=1", totals: limit, items: 20, size: 20))?.count
+            == PageNumberPagination.maximumPages - 1)
+        #expect(strategy.totalPages(PageTotals(totalItems: Int.max), pageSize: 20) == Int.max / 20 + 1)
+    }
 }
