@@ -24,21 +24,27 @@ enum PlainText {
     }
 
     /// Removes `<…>` tags, replacing each with a space so words on either side stay apart.
-    /// A `<` that does not open a tag (`a < b`) is kept.
+    /// A `<` that does not open a tag (`a < b`) is kept, and so is an unclosed `<tag`. Linear time.
     static func stripTags(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
         var index = text.startIndex
+        // Once a tag finds no `>` after it, no later one can: stop searching, or text full of
+        // unclosed `<a` takes quadratic time (a 200 kB description took minutes).
+        var closeAhead = true
         while index < text.endIndex {
             let character = text[index]
-            if character == "<" {
+            if character == "<", closeAhead {
                 let next = text.index(after: index)
                 let opensTag = next < text.endIndex
                     && (text[next].isLetter || text[next] == "/" || text[next] == "!")
-                if opensTag, let close = text[next...].firstIndex(of: ">") {
-                    out.append(" ")
-                    index = text.index(after: close)
-                    continue
+                if opensTag {
+                    if let close = text[next...].firstIndex(of: ">") {
+                        out.append(" ")
+                        index = text.index(after: close)
+                        continue
+                    }
+                    closeAhead = false
                 }
             }
             out.append(character)

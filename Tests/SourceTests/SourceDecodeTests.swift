@@ -657,6 +657,23 @@ struct FiveHundredPxDecodeTests {
         }
         #expect(failure.path == "$")
     }
+
+    // Found with the photos.500px fuzz target (make fuzz): tag stripping searched for a `>` after
+    // every unclosed `<a`, so a 200 kB description took minutes to decode.
+    @Test("a long description full of unclosed tags decodes in linear time", .timeLimit(.minutes(1)))
+    func unclosedTags() throws {
+        let source = try make(FiveHundredPxSource.self, [])
+        let unclosed = String(repeating: "<a", count: 100_000)
+        let body = envelope([
+            photoJSON(id: 1, description: "\"\(unclosed)\""),
+            photoJSON(id: 2, description: #""<b>bold</b> then <i unclosed""#),
+        ])
+        let items = try source.decodePage(try page(body)).items
+        let summary = try #require(items[0].summary)
+        #expect(summary.count <= 200)
+        #expect(summary.hasPrefix("<a<a<a"), "an unclosed tag is text, kept as written")
+        #expect(items[1].summary == "bold then <i unclosed")
+    }
 }
 
 @Suite("500px real-world samples", .enabled(if: Realworld.isAvailable, Realworld.missing))
