@@ -87,8 +87,9 @@ struct PaginationTests {
         #expect(strategy.remainingPages(after: outcome("https://h.test/x?page=1", items: 20, size: 20)) == nil)
     }
 
-    // Found by fuzzing photos.500px (make fuzz): a 200 body's totals are the server's word, so
-    // extreme values must neither trap on Int overflow nor build one URL per announced page.
+    // Reproduced with the photos-500px fuzz target (make fuzz): a 200 body's totals are the
+    // server's word, so extreme values must neither trap on Int overflow nor build one URL per
+    // announced page.
 
     @Test(
         "Page numbers: extreme totals and page numbers in a body neither overflow nor fan out",

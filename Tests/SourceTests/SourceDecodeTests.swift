@@ -658,8 +658,8 @@ struct FiveHundredPxDecodeTests {
         #expect(failure.path == "$")
     }
 
-    // Found with the photos.500px fuzz target (make fuzz): tag stripping searched for a `>` after
-    // every unclosed `<a`, so a 200 kB description took minutes to decode.
+    // Reproduced with the photos-500px fuzz target (make fuzz): tag stripping searched for a `>`
+    // after every unclosed `<a`, so a 200 kB description took minutes to decode.
     @Test("a long description full of unclosed tags decodes in linear time", .timeLimit(.minutes(1)))
     func unclosedTags() throws {
         let source = try make(FiveHundredPxSource.self, [])
