@@ -69,7 +69,7 @@ while read -r name exe dict; do
   # shellcheck disable=SC2086
   SWIFT_BACKTRACE=enable=no "$bin/$exe" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -dict="Fuzz/dict/$dict.dict" -artifact_prefix="$out/" $FUZZ_ARGS \
-    "$work" "Fuzz/corpus/$name" >"$log" 2>&1
+    "$work" "Fuzz/corpus/$name" </dev/null >"$log" 2>&1
   status=$?
   seconds=$(($(date +%s) - start))
   runs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log" | tail -1)
