@@ -104,7 +104,7 @@ public enum JSONValue: Sendable, Hashable {
         case .null: out += "null"
         case .bool(let flag): out += flag ? "true" : "false"
         case .number(let text): out += text
-        case .string(let text): Self.writeString(text, to: &out)
+        case .string(let text): Self.appendQuoted(text, to: &out)
         case .array(let items):
             out += "["
             for (index, item) in items.enumerated() {
@@ -116,7 +116,7 @@ public enum JSONValue: Sendable, Hashable {
             out += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { out += "," }
-                Self.writeString(member.key, to: &out)
+                Self.appendQuoted(member.key, to: &out)
                 out += ":"
                 member.value.write(to: &out)
             }
@@ -124,7 +124,9 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    private static func writeString(_ text: String, to out: inout String) {
+    /// Appends `text` as a JSON string literal (quotes, `\"`, `\\`, `\n`, `\r`, `\t`, `\u00XX` for
+    /// other control characters; everything else as is).
+    public static func appendQuoted(_ text: String, to out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {

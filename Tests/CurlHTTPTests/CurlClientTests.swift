@@ -381,7 +381,7 @@ struct CurlClientTests {
 
     @Test("Shutdown fails requests still in flight")
     func shutdownWithRequestInFlight() async throws {
-        try await withClientAndServer { _ in LoopbackResponse(delay: .seconds(30)) } _: { client, server in
+        try await withClientAndServer { _ in LoopbackResponse(delay: .seconds(120)) } _: { client, server in
             let request = try get(server, "/pending")
             let task = Task { try await client.send(request) }
             #expect(try await eventually { server.stats.inFlight == 1 })

@@ -58,7 +58,7 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
 }
 
 /// Polls `condition` every 10 ms for up to `limit`; returns whether it became true.
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -16,24 +16,7 @@ private let pageURL = URL(string: "https://api.github.com/orgs/acme/repos?per_pa
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzGitHubRepos(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let input = UnsafeBufferPointer(start: data, count: size)
-    let page = FuzzSupport.page(input, url: pageURL)
-    let decoded: DecodedPage
-    do {
-        decoded = try source.decodePage(page)
-    } catch let error as PageDecodeError {
-        _ = error.description
-        return 0
-    } catch {
-        preconditionFailure("decodePage threw a non-PageDecodeError: \(error)")
-    }
-    _ = FuzzSupport.consume(decoded)
-    let outcome = PageOutcome(
-        number: 1, url: pageURL, headers: page.response.headers, totals: decoded.totals,
-        itemCount: decoded.items.count, pageSize: 30)
-    _ = source.pagination.nextPage(after: outcome)
-    _ = source.pagination.remainingPages(after: outcome)
-    return 0
+    FuzzSupport.decodeAndPaginate(source, data, size, url: pageURL, pageSize: 30)
 }
 
 @main

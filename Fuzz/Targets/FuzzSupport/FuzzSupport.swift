@@ -66,6 +66,31 @@ public enum FuzzSupport {
             response: HTTPResponse(status: 200, headers: ["Content-Type": contentType], body: body, url: url))
     }
 
+    /// The page decoders' test body: `input` as a `200` JSON body to `url` through
+    /// `source.decodePage`, every decoded field touched, then the source's pagination on the result.
+    /// A decoder may only throw ``PageDecodeError``; anything else is a finding.
+    public static func decodeAndPaginate(
+        _ source: some FeedSource, _ data: UnsafePointer<UInt8>?, _ size: Int, url: URL, pageSize: Int
+    ) -> CInt {
+        let page = self.page(UnsafeBufferPointer(start: data, count: size), url: url)
+        let decoded: DecodedPage
+        do {
+            decoded = try source.decodePage(page)
+        } catch let error as PageDecodeError {
+            _ = error.description
+            return 0
+        } catch {
+            preconditionFailure("decodePage threw a non-PageDecodeError: \(error)")
+        }
+        _ = consume(decoded)
+        let outcome = PageOutcome(
+            number: 1, url: url, headers: page.response.headers, totals: decoded.totals,
+            itemCount: decoded.items.count, pageSize: pageSize)
+        _ = source.pagination.nextPage(after: outcome)
+        _ = source.pagination.remainingPages(after: outcome)
+        return 0
+    }
+
     /// Touches every field of decoded items, so lazy work and string bridging run too.
     public static func consume(_ page: DecodedPage) -> Int {
         var total = page.totals.map { ($0.currentPage ?? 0) &+ ($0.totalPages ?? 0) &+ ($0.totalItems ?? 0) } ?? 0
