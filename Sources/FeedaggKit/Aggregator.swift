@@ -138,12 +138,16 @@ public struct Aggregator: Sendable {
     /// Loads and validates feeds.yaml, and builds every feed (throws ``ConfigError``).
     public func load(configPath: String, baseURLOverride: URL? = nil) throws -> (FeedsDocument, [Feed]) {
         let document = try FeedsLoader.load(path: configPath, sources: registry.descriptors, environment: environment)
-        let feeds = try document.feeds.map { declaration in
+        return (document, try feeds(of: document, baseURLOverride: baseURLOverride))
+    }
+
+    /// Builds every feed `document` declares, sent to `baseURLOverride` when given.
+    public func feeds(of document: FeedsDocument, baseURLOverride: URL? = nil) throws -> [Feed] {
+        try document.feeds.map { declaration in
             try registry.makeFeed(
                 name: declaration.name, sourceType: declaration.sourceType, parameters: declaration.parameters,
                 baseURLOverride: baseURLOverride)
         }
-        return (document, feeds)
     }
 
     /// Opens the store at `location` (throws ``StoreError``); returns it and the temporary directory
@@ -162,7 +166,7 @@ public struct Aggregator: Sendable {
     /// commit per feed as it finishes, then the requested page of the unified stream.
     public func pull(_ settings: PullSettings) async throws -> PullReport {
         // Configuration errors come first: nothing is opened or fetched for a bad feeds.yaml.
-        _ = try load(configPath: settings.configPath)
+        let (document, declaredFeeds) = try load(configPath: settings.configPath)
         let (store, temporary) = try openStore(settings.effectiveStore)
         defer {
             try? store.close()
@@ -173,7 +177,8 @@ public struct Aggregator: Sendable {
             replay = try await ReplayServer.start(directory: directory)
         }
         do {
-            let report = try await pull(settings, store: store, replay: replay)
+            let report = try await pull(
+                settings, document: document, declaredFeeds: declaredFeeds, store: store, replay: replay)
             try await replay?.shutdown()
             return report
         } catch {
@@ -182,9 +187,13 @@ public struct Aggregator: Sendable {
         }
     }
 
-    private func pull(_ settings: PullSettings, store: FeedStore, replay: ReplayServer?) async throws -> PullReport {
+    /// The pull itself; `declaredFeeds` are built with their own base URLs (the real origins).
+    private func pull(
+        _ settings: PullSettings, document: FeedsDocument, declaredFeeds: [Feed], store: FeedStore,
+        replay: ReplayServer?
+    ) async throws -> PullReport {
         let override = replay?.baseURL ?? settings.baseURLOverride
-        var (document, feeds) = try load(configPath: settings.configPath, baseURLOverride: override)
+        var feeds = try override.map { try self.feeds(of: document, baseURLOverride: $0) } ?? declaredFeeds
         let declared = feeds.map(\.name)
         if !settings.onlyFeeds.isEmpty {
             for name in settings.onlyFeeds where !feeds.contains(where: { $0.name == name }) {
@@ -214,9 +223,7 @@ public struct Aggregator: Sendable {
             memory = nil
             // Recording through an override (a stand-in server): write the feed's real origin.
             var rewrite: (from: String, to: String)?
-            if let override, feeds.count == 1, let real = try? load(configPath: settings.configPath).1
-                .first(where: { $0.name == feeds[0].name })
-            {
+            if let override, feeds.count == 1, let real = declaredFeeds.first(where: { $0.name == feeds[0].name }) {
                 rewrite = (Self.origin(of: override), Self.origin(of: real.context.baseURL))
             }
             transport = RecordingTransport(

@@ -108,12 +108,16 @@ extension Aggregator {
     public func prune(configPath: String, store location: StoreLocation, dryRun: Bool) throws
         -> [(name: String, items: Int)]
     {
-        let statuses = try feedStatuses(configPath: configPath, store: location)
-        let removed = statuses.filter { !$0.declared }.map { ($0.name, $0.stored?.itemCount ?? 0) }
-        guard !dryRun, !removed.isEmpty else { return removed }
+        let declared = try declaredFeeds(configPath: configPath).map(\.name)
+        guard FileManager.default.fileExists(atPath: try location.resolve(environment: environment).path) else {
+            return []  // no store yet: nothing to prune
+        }
         let store = try openExistingStore(location)
         defer { try? store.close() }
-        try store.prune(keeping: statuses.filter(\.declared).map(\.name))
+        let keep = Set(declared)
+        let removed = try store.feedSummaries().filter { !keep.contains($0.name) }.map { ($0.name, $0.itemCount) }
+        guard !dryRun, !removed.isEmpty else { return removed }
+        try store.prune(keeping: declared)
         return removed
     }
 }

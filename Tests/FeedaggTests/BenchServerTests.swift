@@ -12,14 +12,7 @@ import Testing
 struct BenchServerTests {
     /// Writes `yaml` to a temporary feeds.yaml and pulls it through the aggregator (quietly).
     static func pull(_ yaml: String) async throws -> PullReport {
-        let folder = try TemporaryFolder("feedagg-bench")
-        defer { folder.remove() }
-        let config = try folder.write("feeds.yaml", yaml)
-        var settings = PullSettings(configPath: config.path)
-        settings.quiet = true
-        settings.store = .temporary
-        settings.retainItems = true
-        return try await Aggregator(environment: [:]).pull(settings)
+        try await pullQuietly(yaml)
     }
 
     static func result(_ report: PullReport, _ feed: String) throws -> FeedResult {

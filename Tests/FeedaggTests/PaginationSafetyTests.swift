@@ -44,10 +44,7 @@ private func pullPhotos(_ respond: @escaping @Sendable (Int) -> LoopbackResponse
         if request.path == "/healthy/v1/photos" { return photosPage(page: page, totalPages: 2, firstID: 50) }
         return respond(page)
     }
-    let folder = try TemporaryFolder("feedagg-pagination")
-    defer { folder.remove() }
-    let config = try folder.write(
-        "feeds.yaml",
+    let report = try await pullQuietly(
         """
         settings:
           retries: 0
@@ -62,11 +59,6 @@ private func pullPhotos(_ respond: @escaping @Sendable (Int) -> LoopbackResponse
             per_page: 3
 
         """)
-    var settings = PullSettings(configPath: config.path)
-    settings.quiet = true
-    settings.store = .temporary
-    settings.retainItems = true
-    let report = try await Aggregator(console: Console(), environment: [:]).pull(settings)
     try await server.shutdown()
     return report
 }

@@ -8,18 +8,6 @@ import Testing
 
 // Credentials go to the feed's own origin only; plain http needs an opt-in off loopback.
 
-/// A pull of `yaml` through the aggregator into a temporary store, quietly.
-private func pull(_ yaml: String) async throws -> PullReport {
-    let folder = try TemporaryFolder("feedagg-security")
-    defer { folder.remove() }
-    let config = try folder.write("feeds.yaml", yaml)
-    var settings = PullSettings(configPath: config.path)
-    settings.quiet = true
-    settings.store = .temporary
-    settings.retainItems = true
-    return try await Aggregator(console: Console(), environment: ["GH": "s3cret-token-42"]).pull(settings)
-}
-
 @Suite("Security: credentials stay on the feed's origin; plain http needs an opt-in")
 struct SecurityTests {
     @Test("a redirect and a next link to another origin are followed without the token")
@@ -47,7 +35,7 @@ struct SecurityTests {
                     text: #"[{"id":1,"name":"one","html_url":"https://github.com/acme/one"}]"#)
             }
         }
-        let report = try await pull(
+        let report = try await pullQuietly(
             """
             defaults:
               token: ${GH}
@@ -61,7 +49,7 @@ struct SecurityTests {
                 org: moved
                 base_url: \(home.baseURL)
 
-            """)
+            """, environment: ["GH": "s3cret-token-42"])
         #expect(report.exitStatus == .success, "\(report.results.compactMap(\.error))")
         #expect(report.results.map(\.items.count) == [2, 1])
         #expect(own.requests.count == 2)

@@ -124,6 +124,20 @@ final class VersionedAPI: Sendable {
 
 // MARK: - Helpers
 
+/// A scripted API serving `collections` (path → records) on loopback, and a temporary folder.
+private func scene(_ collections: [String: [VersionedAPI.Record]]) async throws
+    -> (VersionedAPI, LoopbackHTTPServer, TemporaryFolder)
+{
+    let api = VersionedAPI()
+    for (path, records) in collections { api.set(path, records) }
+    return (api, try await api.start(), try TemporaryFolder("feedagg-store"))
+}
+
+/// A feeds.yaml text declaring `feeds` (blocks from ``reposFeed``).
+private func feedsYAML(_ feeds: String...) -> String { feedsYAML(feeds) }
+
+private func feedsYAML(_ feeds: [String]) -> String { "feeds:\n" + feeds.joined(separator: "\n") + "\n" }
+
 /// A pull through the aggregator into the store at `db` (quiet, items kept in the report).
 private func pull(
     _ config: URL, db: URL, refresh: RefreshMode = .incremental, perPage: Int = 100
@@ -182,7 +196,7 @@ struct StoreIntegrationTests {
         let server = try await BenchServer.start(.init(generatedOrgs: 5, reposPerGeneratedOrg: 1_000, latencyMilliseconds: 2))
         defer { server.stop() }
         let feeds = (1...5).map { reposFeed("org\($0)-repos", org: "org\($0)", base: server.baseURL.absoluteString, perPage: 100) }
-        let config = try folder.write("feeds.yaml", "feeds:\n" + feeds.joined(separator: "\n") + "\n")
+        let config = try folder.write("feeds.yaml", feedsYAML(feeds))
         let show = ["show", "--config", config.path, "--db", db, "--format", "json", "--per-page", "10000"]
 
         let first = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db, "-q"])
@@ -220,13 +234,12 @@ struct StoreIntegrationTests {
 
     @Test("items changed on the server between pulls are updated in place, not duplicated; a new one is added")
     func changedItemsAreUpdated() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...25))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...25),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
-        let config = try folder.write("feeds.yaml", "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL) + "\n")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL)))
 
         let first = try await pull(config, db: db)
         #expect(first.exitStatus == .success)
@@ -251,15 +264,14 @@ struct StoreIntegrationTests {
 
     @Test("a date-ordered feed stops at the first page of stored, unchanged items; --full walks every page")
     func incrementalStopAndFull() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...45))  // newest first, 5 pages of 10
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...45),
+        ])  // newest first, 5 pages of 10
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
             "feeds.yaml",
-            "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL, extra: ["sort: updated"]) + "\n")
+            feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL, extra: ["sort: updated"])))
 
         let first = try await pull(config, db: db)
         #expect(first.results[0].pages == 5 && first.results[0].complete)
@@ -300,10 +312,9 @@ struct StoreIntegrationTests {
 
     @Test("gists: the second pull asks only for gists updated since the newest stored one (a `since` watermark)")
     func gistsSinceWatermark() async throws {
-        let api = VersionedAPI()
-        api.set("/users/octo/gists", VersionedAPI.records(1...12, prefix: "gist"))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/users/octo/gists": VersionedAPI.records(1...12, prefix: "gist"),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
@@ -330,17 +341,15 @@ struct StoreIntegrationTests {
 
     @Test("a feed whose pull fails keeps its stored items; the next pull after a failure walks every page")
     func failureKeepsItems() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...30))
-        api.set("/orgs/other/repos", VersionedAPI.records(201...205))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...30),
+            "/orgs/other/repos": VersionedAPI.records(201...205),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
             "feeds.yaml",
-            "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL) + "\n"
-                + reposFeed("other", org: "other", base: server.baseURL) + "\n")
+            feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL), reposFeed("other", org: "other", base: server.baseURL)))
         _ = try await pull(config, db: db)
         api.fail(with: 502)
         let failed = try await pull(config, db: db)
@@ -364,17 +373,15 @@ struct StoreIntegrationTests {
 
     @Test("kill -9 in the middle of a pull: the store passes integrity_check and each feed is wholly old or wholly new")
     func killDuringPull() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/fast/repos", VersionedAPI.records(1...5))
-        api.set("/orgs/slow/repos", VersionedAPI.records(101...125))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/orgs/fast/repos": VersionedAPI.records(1...5),
+            "/orgs/slow/repos": VersionedAPI.records(101...125),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
             "feeds.yaml",
-            "feeds:\n" + reposFeed("fast", org: "fast", base: server.baseURL) + "\n"
-                + reposFeed("slow", org: "slow", base: server.baseURL) + "\n")
+            feedsYAML(reposFeed("fast", org: "fast", base: server.baseURL), reposFeed("slow", org: "slow", base: server.baseURL)))
         _ = try await pull(config, db: db)
         let old = Set(try showAll(config, db: db, feeds: ["slow"]).map(\.item.title))
         #expect(old.count == 25)
@@ -429,14 +436,13 @@ struct StoreIntegrationTests {
 
     @Test("cursor paging while a pull inserts newer and older items: no item twice, every item stored before is seen")
     func cursorPagingDuringPull() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...200))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (api, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...200),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
-            "feeds.yaml", "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL, perPage: 20) + "\n")
+            "feeds.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL, perPage: 20)))
         _ = try await pull(config, db: db)
         let before = Set(try showAll(config, db: db).map(\.item.id))
         #expect(before.count == 200)
@@ -471,13 +477,12 @@ struct StoreIntegrationTests {
 
     @Test("two feedagg processes pulling into one store at once: both succeed (the second waits for the lock)")
     func concurrentProcesses() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...300))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (_, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...300),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite").path
-        let config = try folder.write("feeds.yaml", "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL, perPage: 30) + "\n")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL, perPage: 30)))
         // Round 1 races to create and migrate the file; round 2 races to commit into it.
         for round in 1...2 {
             async let one = TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db, "--full", "-q"])
@@ -495,18 +500,16 @@ struct StoreIntegrationTests {
 
     @Test("a feed removed from feeds.yaml stops showing; `feeds` lists it as removed; `prune` deletes it")
     func removedFeedsAndPrune() async throws {
-        let api = VersionedAPI()
-        api.set("/orgs/acme/repos", VersionedAPI.records(1...5))
-        api.set("/orgs/gone/repos", VersionedAPI.records(501...503))
-        let server = try await api.start()
-        let folder = try TemporaryFolder("feedagg-store")
+        let (_, server, folder) = try await scene([
+            "/orgs/acme/repos": VersionedAPI.records(1...5),
+            "/orgs/gone/repos": VersionedAPI.records(501...503),
+        ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite").path
         let both = try folder.write(
             "both.yaml",
-            "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL) + "\n"
-                + reposFeed("gone", org: "gone", base: server.baseURL) + "\n")
-        let one = try folder.write("one.yaml", "feeds:\n" + reposFeed("acme", org: "acme", base: server.baseURL) + "\n")
+            feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL), reposFeed("gone", org: "gone", base: server.baseURL)))
+        let one = try folder.write("one.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL)))
         let pulled = try await TestBinary.runFeedagg(["pull", "--config", both.path, "--db", db, "-q"])
         #expect(pulled.status == 0, "\(pulled.summary)")
         try await server.shutdown()
@@ -536,7 +539,7 @@ struct StoreIntegrationTests {
     func showErrors() async throws {
         let folder = try TemporaryFolder("feedagg-store")
         defer { folder.remove() }
-        let config = try folder.write("feeds.yaml", "feeds:\n" + reposFeed("acme", org: "acme", base: "http://127.0.0.1:9") + "\n")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("acme", org: "acme", base: "http://127.0.0.1:9")))
         let db = folder.url.appendingPathComponent("none/s.sqlite").path
         let missing = try await TestBinary.runFeedagg(["show", "--config", config.path, "--db", db])
         #expect(missing.status == 5)

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedReplay
+import FeedaggKit
 import FeedaggTesting
 import Foundation
 import LoopbackServer
@@ -31,6 +32,21 @@ struct TemporaryFolder {
     func remove() {
         try? FileManager.default.removeItem(at: url)
     }
+}
+
+// MARK: - Quiet pulls
+
+/// Writes `yaml` to a temporary feeds.yaml and pulls it through the aggregator into a temporary
+/// store, quietly, keeping each result's items.
+func pullQuietly(_ yaml: String, environment: [String: String] = [:]) async throws -> PullReport {
+    let folder = try TemporaryFolder("feedagg-pull")
+    defer { folder.remove() }
+    let config = try folder.write("feeds.yaml", yaml)
+    var settings = PullSettings(configPath: config.path)
+    settings.quiet = true
+    settings.store = .temporary
+    settings.retainItems = true
+    return try await Aggregator(console: Console(), environment: environment).pull(settings)
 }
 
 // MARK: - Real-world recordings
