@@ -41,7 +41,7 @@ extension CurlClient {
             lowSpeedTime: Duration = .seconds(30),
             maxResponseBytes: Int = 64 << 20,
             maxRedirects: Int = 5,
-            maxConnectionsPerHost: Int = 6,
+            maxConnectionsPerHost: Int = 16,
             maxTotalConnections: Int = 64,
             userAgent: String = "feedagg/0.1",
             acceptEncoding: Bool = true,

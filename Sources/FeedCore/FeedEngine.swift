@@ -64,8 +64,10 @@ public struct FeedResult: Sendable {
     public var feed: String
     /// Its source type.
     public var source: String
-    /// Items in wire order, pages in order.
+    /// Items in wire order, pages in order; empty when the pull handed its pages to a ``PageSink``.
     public var items: [FeedItem]
+    /// How many items the pages held (``items`` may be empty, see above).
+    public var itemCount: Int = 0
     /// Pages fetched and decoded.
     public var pages: Int
     /// HTTP requests made.
@@ -90,6 +92,26 @@ public struct FeedResult: Sendable {
     public var stoppedAtStoredPage: Int?
     /// An incremental pull asked only for items updated since this date (the API's `since` filter).
     public var watermark: Date?
+    /// The pull continued an interrupted one from this page (see ``ResumePoint``).
+    public var resumedAtPage: Int?
+    /// Pages requested before page 1 answered, because the store remembered the page count.
+    public var speculativePages: Int = 0
+
+    /// Creates a result.
+    public init(
+        feed: String, source: String, items: [FeedItem] = [], pages: Int = 0, requests: Int = 0,
+        error: FeedError? = nil, notes: [String] = [], duration: Duration = .zero
+    ) {
+        self.feed = feed
+        self.source = source
+        self.items = items
+        self.itemCount = items.count
+        self.pages = pages
+        self.requests = requests
+        self.error = error
+        self.notes = notes
+        self.duration = duration
+    }
 
     /// Whether the pull completed without error.
     public var succeeded: Bool { error == nil }
@@ -163,18 +185,34 @@ public struct FeedEngine: Sendable {
     }
 
     /// Pulls one feed.
-    public func pull(_ feed: Feed) async -> FeedResult {
+    ///
+    /// - Parameters:
+    ///   - resume: Where an interrupted earlier pull stopped: the walk continues there instead of
+    ///     fetching page 1.
+    ///   - sink: Receives every accepted page, in page order, as soon as it is accepted; the
+    ///     result's ``FeedResult/items`` then stay empty, so memory is bounded by the pages in
+    ///     flight. Without a sink the items are collected in the result.
+    public func pull(_ feed: Feed, resumingAt resume: ResumePoint? = nil, sink: (any PageSink)? = nil) async
+        -> FeedResult
+    {
         let start = clock.now
-        var walk = Walk(engine: self, feed: feed)
-        await walk.run()
+        var walk = Walk(engine: self, feed: feed, sink: sink)
+        if let resume, !resume.urls.isEmpty {
+            await walk.resume(resume)
+        } else {
+            await walk.run()
+        }
         var result = FeedResult(
             feed: feed.name, source: feed.source.typeName, items: walk.items, pages: walk.pages,
             requests: walk.requests + walk.budget.resends, error: walk.error, notes: walk.notes, duration: clock.now - start)
+        result.itemCount = walk.itemCount
         result.unchanged = walk.unchanged
         result.cacheable = walk.cacheable
         result.complete = walk.reachedEnd && walk.error == nil && walk.watermark == nil
         result.stoppedAtStoredPage = walk.stoppedAtStoredPage
         result.watermark = walk.watermark
+        result.resumedAtPage = walk.resumedAt
+        result.speculativePages = walk.speculated
         events.feedFinished(result)
         return result
     }
@@ -193,12 +231,13 @@ public struct FeedEngine: Sendable {
     /// A `304` answers with the remembered body, except when `notModifiedEndsFeed` (page 1 of an
     /// incremental pull whose last pull succeeded): then it comes back as ``Fetched/notModified``.
     func fetch(
-        _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false
+        _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false,
+        conditional: Bool = true
     ) async -> Result<Fetched, FeedError> {
         var request = request(for: url, feed: feed)
         let key = Redaction.redact(url)
         let memoryKey = memory?.key(for: url) ?? key
-        let cached = memory?.cachedResponse(for: memoryKey)
+        let cached = conditional ? memory?.cachedResponse(for: memoryKey) : nil
         if let cached, cached.isRevalidatable {
             if let etag = cached.etag { request.headers.set("If-None-Match", etag) }
             if let lastModified = cached.lastModified { request.headers.set("If-Modified-Since", lastModified) }
@@ -262,16 +301,42 @@ public struct FeedEngine: Sendable {
             guard await wait(retrying) else { break }
             attempt += 1
         }
-        if response.status == 304, let cached {
-            if notModifiedEndsFeed {
+        var storedPage: DecodedPage?
+        /// A 304 whose header fields changed the stored ones: remember the updated entry.
+        var refreshed: CachedResponse?
+        if response.status == 304, var cached {
+            // A 304's own header fields update the stored ones (RFC 9111 §4.3.4): a listing whose
+            // page 1 is unchanged may still announce a new rel="last".
+            let fresh = response.headers.values(for: "Link")
+            // …and then page 1 being unchanged does not mean the listing is: walk it.
+            let linksChanged = !fresh.isEmpty && fresh != cached.headers.values(for: "Link")
+            if !fresh.isEmpty {
+                var headers = HTTPHeaders()
+                for field in cached.headers where field.name.lowercased() != "link" { headers.add(field.name, field.value) }
+                for value in fresh { headers.add("Link", value) }
+                cached.headers = headers
+                if linksChanged { refreshed = cached }
+            }
+            if notModifiedEndsFeed && !linksChanged {
                 events.requestFinished(
                     RequestRecord(
                         feed: feed.name, method: request.method, url: key, status: 304, bytes: response.body.count,
                         duration: clock.now - started, fromCache: true, failure: nil))
                 return .success(.notModified)
             }
-            response = HTTPResponse(
-                status: 200, headers: cached.headers, body: cached.body, url: response.url, fromCache: true)
+            if let rebuild = cached.storedPage {
+                // The store keeps the decoded page, not the body. A page it can no longer rebuild
+                // (items pruned since) is asked for again without validators.
+                guard let page = rebuild() else {
+                    budget.resent()
+                    return await fetch(url, number: number, feed: feed, budget: budget, conditional: false)
+                }
+                storedPage = page
+                response = HTTPResponse(status: 200, headers: cached.headers, body: Data(), url: response.url, fromCache: true)
+            } else {
+                response = HTTPResponse(
+                    status: 200, headers: cached.headers, body: cached.body, url: response.url, fromCache: true)
+            }
         }
         events.requestFinished(
             RequestRecord(
@@ -288,15 +353,15 @@ public struct FeedEngine: Sendable {
         }
         let page = FetchedPage(number: number, url: url, response: response)
         do {
-            let decoded = try feed.source.decodePage(page)
+            let decoded = try storedPage ?? feed.source.decodePage(page)
             let outcome = PageOutcome(
                 number: number, url: url, headers: response.headers, totals: decoded.totals,
                 itemCount: decoded.items.count, pageSize: feed.context.pageSize, nextCursor: decoded.nextCursor)
             events.pageFinished(feed.name)
-            var remembered: CachedResponse?
+            var remembered: CachedResponse? = refreshed
             let etag = response.headers["ETag"]
             let lastModified = response.headers["Last-Modified"]
-            if etag != nil || lastModified != nil {
+            if remembered == nil, etag != nil || lastModified != nil {
                 var headers = HTTPHeaders()
                 for field in response.headers where field.name.lowercased() == "link" { headers.add(field.name, field.value) }
                 remembered = CachedResponse(
@@ -384,8 +449,14 @@ enum Fetched: Sendable {
 private struct Walk {
     let engine: FeedEngine
     let feed: Feed
+    /// Where accepted pages go; without one they are collected in ``items``.
+    let sink: (any PageSink)?
     var items: [FeedItem] = []
+    var itemCount = 0
+    /// Pages fetched and accepted by this walk.
     var pages = 0
+    /// Pages stored before this walk began (a resumed walk continues their numbering).
+    var pageBase = 0
     var requests = 0
     var error: FeedError?
     var notes: [String] = []
@@ -396,28 +467,57 @@ private struct Walk {
     var reachedEnd = false
     var stoppedAtStoredPage: Int?
     var watermark: Date?
+    var resumedAt: Int?
+    /// Pages requested before page 1 answered, from the page count the store remembered.
+    var speculated = 0
+    var prefetched: [Int: Task<Result<Fetched, FeedError>, Never>] = [:]
     /// Stop at a page of stored items (date-ordered feed with a baseline).
     var stopAtStored: IncrementalBaseline?
     /// Page 1 answering 304 ends the pull (the store holds the feed as of a successful pull).
     var trustNotModified = false
     /// What the feed may still wait on retries.
     let budget: RetryBudget
-    /// Page 1's outcome, and the page count it revealed.
+    /// Page 1's outcome (or a resumed walk's first page), and the page count page 1 revealed.
     var first: PageOutcome?
     var expectedPages: Int?
 
-    init(engine: FeedEngine, feed: Feed) {
+    init(engine: FeedEngine, feed: Feed, sink: (any PageSink)?) {
         self.engine = engine
         self.feed = feed
+        self.sink = sink
         self.budget = RetryBudget(engine.retry.maxTotalDelay)
     }
 
     var strategy: any PaginationStrategy { feed.source.pagination }
     var maxPages: Int { feed.context.maxPages ?? Int.max }
+    /// The number the next fetched page gets.
+    var nextNumber: Int { pageBase + pages + 1 }
+
+    /// Where a later pull continues after the page just accepted: the remaining pages when the
+    /// count is known, else the next link; `nil` when nothing follows.
+    func resumePoint(remaining: [URL]?, after outcome: PageOutcome) -> ResumePoint? {
+        let urls: [URL]
+        let known: Bool
+        if let remaining, !remaining.isEmpty {
+            urls = remaining
+            known = true
+        } else if let next = strategy.nextPage(after: outcome), !visited.contains(next.absoluteString) {
+            urls = [next]
+            known = false
+        } else {
+            return nil
+        }
+        return ResumePoint(
+            nextPage: outcome.number + 1, urls: urls, knownCount: known, expectedPages: expectedPages,
+            visited: visited.sorted(), watermark: watermark)
+    }
 
     /// Accepts a page; `false` (and the feed's error set, the page's items not taken) when the page
-    /// contradicts the walk so far: empty while more pages follow, or inconsistent with page 1.
-    mutating func accept(_ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?) -> Bool {
+    /// contradicts the walk so far (empty while more pages follow, or inconsistent with page 1), or
+    /// when the sink could not take it. `remaining`: the pages still to fetch when the count is known.
+    mutating func accept(
+        _ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?, remaining: [URL]? = nil
+    ) async -> Bool {
         let first = self.first ?? outcome
         var problem: String?
         if decoded.items.isEmpty {
@@ -432,10 +532,25 @@ private struct Walk {
             error = FeedError(feed: feed.name, url: outcome.url, page: outcome.number, reason: .paginationInconsistent(problem))
             return false
         }
-        if let remembered { cacheable.append(remembered) }
-        items.append(contentsOf: decoded.items)
-        pages += 1
         visited.insert(outcome.url.absoluteString)
+        if let sink {
+            let page = AcceptedPage(
+                number: outcome.number, items: decoded.items, totals: decoded.totals, nextCursor: decoded.nextCursor,
+                cacheable: remembered, resume: resumePoint(remaining: remaining, after: outcome))
+            do {
+                try await sink.accept(page, of: feed)
+            } catch {
+                self.error = FeedError(
+                    feed: feed.name, url: outcome.url, page: outcome.number, reason: .notSaved("\(error)"))
+                return false
+            }
+        } else {
+            // An entry without a body can only be served by a store that rebuilds its pages.
+            if let remembered, !remembered.body.isEmpty || remembered.storedPage == nil { cacheable.append(remembered) }
+            items.append(contentsOf: decoded.items)
+        }
+        itemCount += decoded.items.count
+        pages += 1
         return true
     }
 
@@ -461,8 +576,10 @@ private struct Walk {
             }
         }
         let firstPage = strategy.firstPage(firstURL, pageSize: feed.context.pageSize)
+        speculate(from: firstPage)
         requests += 1
         let fetched = await fetchOrRecord(firstPage, number: 1, notModifiedEndsFeed: trustNotModified)
+        defer { cancelSpeculation() }
         if case .success(.notModified) = fetched {
             unchanged = true
             return
@@ -471,13 +588,13 @@ private struct Walk {
         first = outcome
         let remaining = stopAtStored == nil ? strategy.remainingPages(after: outcome) : nil
         if let remaining { expectedPages = remaining.count + 1 }
-        guard accept(decoded, outcome, remembered) else { return }
+        let allowed = remaining.map { Array($0.prefix(max(0, maxPages - 1))) }
+        guard await accept(decoded, outcome, remembered, remaining: allowed) else { return }
         if stopsAt(decoded, number: 1) { return }
         var last = outcome
 
         // An incremental walk of a date-ordered feed goes page by page, to stop at stored items.
-        if let remaining, !remaining.isEmpty {
-            let allowed = Array(remaining.prefix(max(0, maxPages - 1)))
+        if let remaining, let allowed, !remaining.isEmpty {
             if allowed.count < remaining.count {
                 notes.append("stopped at max_pages = \(maxPages) of \(remaining.count + 1) pages")
             }
@@ -488,68 +605,154 @@ private struct Walk {
         await walkSequentially(from: last)
     }
 
+    /// Continues an interrupted pull from `point`: the remaining pages at once when their count
+    /// was known, else the next link and on from there.
+    mutating func resume(_ point: ResumePoint) async {
+        resumedAt = point.nextPage
+        pageBase = point.nextPage - 1
+        expectedPages = point.expectedPages
+        visited = Set(point.visited)
+        watermark = point.watermark
+        if engine.refresh == .incremental, feed.source.ordering == .newestFirst,
+            let baseline = engine.memory?.baseline(for: feed.name)
+        {
+            stopAtStored = baseline
+        }
+        if point.knownCount {
+            let allowed = Array(point.urls.prefix(max(0, maxPages - pageBase)))
+            if allowed.count < point.urls.count {
+                notes.append("stopped at max_pages = \(maxPages) of \(pageBase + point.urls.count) pages")
+            }
+            guard let tail = await fanOut(allowed) else { return }
+            if allowed.count < point.urls.count { return }
+            await walkSequentially(from: tail)
+            return
+        }
+        let url = point.urls[0]
+        if visited.contains(url.absoluteString) {
+            error = FeedError(feed: feed.name, url: url, page: nextNumber, reason: .paginationCycle)
+            return
+        }
+        if pageBase >= maxPages {
+            notes.append("stopped at max_pages = \(maxPages); more pages exist")
+            return
+        }
+        requests += 1
+        guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(url, number: nextNumber)
+        else { return }
+        first = outcome
+        guard await accept(decoded, outcome, remembered) else { return }
+        if stopsAt(decoded, number: outcome.number) { return }
+        await walkSequentially(from: outcome)
+    }
+
     /// Follows next links from `page` until the end, a cycle, a failure or `max_pages`.
     mutating func walkSequentially(from page: PageOutcome) async {
         var current = page
         while let next = strategy.nextPage(after: current) {
             if visited.contains(next.absoluteString) {
-                error = FeedError(feed: feed.name, url: next, page: pages + 1, reason: .paginationCycle)
+                error = FeedError(feed: feed.name, url: next, page: nextNumber, reason: .paginationCycle)
                 return
             }
-            if pages >= maxPages {
+            if pageBase + pages >= maxPages {
                 notes.append("stopped at max_pages = \(maxPages); more pages exist")
                 return
             }
             requests += 1
-            guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(next, number: pages + 1)
+            guard case .success(.page(let decoded, let outcome, let remembered)) = await fetchOrRecord(next, number: nextNumber)
             else { return }
-            guard accept(decoded, outcome, remembered) else { return }
+            guard await accept(decoded, outcome, remembered) else { return }
             if stopsAt(decoded, number: outcome.number) { return }
             current = outcome
         }
         reachedEnd = true
     }
 
-    /// Fetches `urls` (pages 2…) concurrently, bounded, and accepts them in order. Returns the
-    /// last page's outcome, or `nil` after a failure (pages before the failing one are kept).
+    /// Fetches `urls` (the pages after the last accepted one) concurrently, bounded, and accepts
+    /// them in page order as soon as each one's predecessors are in, so finished pages do not wait
+    /// for the slowest. Returns the last page's outcome, or `nil` after a failure (pages before the
+    /// failing one are kept; the ones after it are cancelled).
     mutating func fanOut(_ urls: [URL]) async -> PageOutcome? {
         let engine = self.engine
         let feed = self.feed
-        let base = pages
+        let base = pageBase + pages
         let budget = self.budget
-        requests += urls.count
-        let results = await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group in
-            var slots = [Result<Fetched, FeedError>?](repeating: nil, count: urls.count)
+        let prefetched = self.prefetched
+        // Pages fetched ahead of the oldest one not yet accepted; bounds the memory a slow page costs.
+        let window = max(engine.pageConcurrency * 2, 2)
+        return await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group -> PageOutcome? in
+            var done: [Int: Result<Fetched, FeedError>] = [:]
             var next = 0
-            func launch(_ group: inout TaskGroup<(Int, Result<Fetched, FeedError>)>) {
-                let index = next
-                let url = urls[index]
-                group.addTask { (index, await engine.fetch(url, number: base + index + 1, feed: feed, budget: budget)) }
-                next += 1
+            var accepted = 0
+            var inFlight = 0
+            var last: PageOutcome?
+            while true {
+                while next < urls.count, inFlight < engine.pageConcurrency, next < accepted + window {
+                    let index = next
+                    let url = urls[index]
+                    let number = base + index + 1
+                    if let early = prefetched[number] {
+                        self.prefetched[number] = nil
+                        group.addTask { (index, await early.value) }
+                    } else {
+                        self.requests += 1
+                        group.addTask { (index, await engine.fetch(url, number: number, feed: feed, budget: budget)) }
+                    }
+                    next += 1
+                    inFlight += 1
+                }
+                guard let (index, result) = await group.next() else { break }
+                inFlight -= 1
+                done[index] = result
+                while let result = done.removeValue(forKey: accepted) {
+                    switch result {
+                    case .success(.page(let decoded, let outcome, let remembered)):
+                        let rest = Array(urls[(accepted + 1)...])
+                        guard await self.accept(decoded, outcome, remembered, remaining: rest) else {
+                            group.cancelAll()
+                            return nil
+                        }
+                        last = outcome
+                        accepted += 1
+                    case .success(.notModified):
+                        group.cancelAll()
+                        return nil
+                    case .failure(let failure):
+                        self.error = failure
+                        group.cancelAll()
+                        return nil
+                    }
+                }
+                if accepted == urls.count { break }
             }
-            while next < min(urls.count, engine.pageConcurrency) { launch(&group) }
-            for await (index, result) in group {
-                slots[index] = result
-                if next < urls.count { launch(&group) }
-            }
-            return slots
+            return last
         }
-        var last: PageOutcome?
-        for result in results {
-            switch result {
-            case .success(.page(let decoded, let outcome, let remembered))?:
-                guard accept(decoded, outcome, remembered) else { return nil }
-                last = outcome
-            case .success(.notModified)?:
-                return nil
-            case .failure(let failure)?:
-                error = failure
-                return nil
-            case nil:
-                return nil
-            }
+    }
+
+    /// Starts pages 2…N at once, before page 1 answers, when the store remembers that the feed
+    /// had N pages, the strategy can address pages directly, and page 1 cannot end the pull by
+    /// itself (no `304` shortcut, no stop at stored items, no `since` filter).
+    mutating func speculate(from firstPage: URL) {
+        guard !trustNotModified, stopAtStored == nil, watermark == nil,
+            let known = engine.memory?.knownPageCount(for: feed.name), known >= 2
+        else { return }
+        let count = min(known, maxPages, engine.pageConcurrency + 1)
+        guard count >= 2, let urls = strategy.speculativePages(from: firstPage, through: count) else { return }
+        let engine = self.engine
+        let feed = self.feed
+        let budget = self.budget
+        for (offset, url) in urls.enumerated() {
+            let number = offset + 2
+            prefetched[number] = Task { await engine.fetch(url, number: number, feed: feed, budget: budget) }
         }
-        return last
+        speculated = urls.count
+        requests += urls.count
+    }
+
+    /// Cancels speculative requests that page 1 made useless (fewer pages than remembered).
+    mutating func cancelSpeculation() {
+        for task in prefetched.values { task.cancel() }
+        prefetched = [:]
     }
 
     mutating func fetchOrRecord(_ url: URL, number: Int, notModifiedEndsFeed: Bool = false) async

@@ -18,6 +18,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
         case configuration(String)
         /// The host's rate limit lasts until `until`, longer than the engine may wait (`maxWait`).
         case rateLimited(host: String, until: Date, maxWait: Duration)
+        /// The page could not be saved (the store's message).
+        case notSaved(String)
     }
 
     /// The feed's name.
@@ -62,6 +64,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
             return "inconsistent pagination: \(detail)"
         case .configuration(let message):
             return message
+        case .notSaved(let message):
+            return "not saved: \(message)"
         }
     }
 

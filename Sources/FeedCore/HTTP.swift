@@ -177,6 +177,27 @@ public enum Redaction {
         return string
     }
 
+    /// `redacted` (a URL string from ``redact(_:)-(URL)``) with each `REDACTED` secret query value
+    /// put back from the same parameter of `original` (e.g. the feed's first page URL), so a URL
+    /// stored without its secrets can be requested again; `nil` when a secret cannot be restored.
+    public static func restore(_ redacted: String, secretsFrom original: URL) -> URL? {
+        guard var components = URLComponents(string: redacted) else { return nil }
+        let known = URLComponents(url: original, resolvingAgainstBaseURL: true)?.percentEncodedQueryItems ?? []
+        if let items = components.percentEncodedQueryItems {
+            var restored: [URLQueryItem] = []
+            for item in items {
+                guard secretQueryParameters.contains(item.name.lowercased()), item.value == "REDACTED" else {
+                    restored.append(item)
+                    continue
+                }
+                guard let value = known.first(where: { $0.name == item.name })?.value else { return nil }
+                restored.append(URLQueryItem(name: item.name, value: value))
+            }
+            components.percentEncodedQueryItems = restored
+        }
+        return components.url
+    }
+
     /// The header value, or `REDACTED` when the field carries a secret.
     public static func redact(header name: String, value: String) -> String {
         secretHeaders.contains(name.lowercased()) ? "REDACTED" : value

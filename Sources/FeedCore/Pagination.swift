@@ -49,10 +49,15 @@ public protocol PaginationStrategy: Sendable {
     /// `expectedPages` is the page count page 1 revealed, if any. The engine stops the feed with
     /// this message (items already fetched are kept).
     func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String?
+    /// The URLs of pages 2…`count` derived from page 1's URL alone, when the API addresses pages
+    /// directly (a page parameter); `nil` when pages can only be reached through page 1's answer.
+    /// The engine uses them to fetch pages before page 1 answers when it remembers the page count.
+    func speculativePages(from first: URL, through count: Int) -> [URL]?
 }
 
 extension PaginationStrategy {
     public func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String? { nil }
+    public func speculativePages(from first: URL, through count: Int) -> [URL]? { nil }
 }
 
 /// RFC 8288 Link-header pagination, as GitHub does it: follow `rel="next"`, read `rel="last"`.
@@ -62,10 +67,19 @@ extension PaginationStrategy {
 public struct LinkHeaderPagination: PaginationStrategy {
     /// The query parameter carrying the page size on page 1 (`per_page`), or `nil` to send none.
     public var pageSizeParameter: String?
+    /// The query parameter that addresses page N directly on page 1's URL (`page` on GitHub), or
+    /// `nil` when pages are only reachable through the links. Used for speculative requests.
+    public var pageParameter: String?
 
     /// Creates a Link-header strategy.
-    public init(pageSizeParameter: String? = "per_page") {
+    public init(pageSizeParameter: String? = "per_page", pageParameter: String? = nil) {
         self.pageSizeParameter = pageSizeParameter
+        self.pageParameter = pageParameter
+    }
+
+    public func speculativePages(from first: URL, through count: Int) -> [URL]? {
+        guard let pageParameter, count >= 2 else { return nil }
+        return (2...count).map { QueryEditor.setting(pageParameter, to: String($0), in: first) }
     }
 
     public var name: String { "link" }
@@ -215,6 +229,13 @@ public struct PageNumberPagination: PaginationStrategy {
         guard lastNumber > current else { return [] }
         return (current + 1...lastNumber).map {
             QueryEditor.setting(pageParameter, to: String($0), in: first.url)
+        }
+    }
+
+    public func speculativePages(from first: URL, through count: Int) -> [URL]? {
+        guard count >= 2 else { return nil }
+        return (firstPageNumber + 1...firstPageNumber + count - 1).map {
+            QueryEditor.setting(pageParameter, to: String($0), in: first)
         }
     }
 }

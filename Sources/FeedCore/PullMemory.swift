@@ -10,16 +10,24 @@ public struct CachedResponse: Sendable {
     public var lastModified: String?
     /// Its headers (for pagination: `Link`).
     public var headers: HTTPHeaders
-    /// Its body.
+    /// Its body (empty when the store keeps the decoded page instead, see ``storedPage``).
     public var body: Data
+    /// The page as decoded when it was stored, rebuilt from stored items, for a `304`; `nil` when
+    /// the body is kept instead. It returns `nil` when the page cannot be rebuilt (items pruned):
+    /// the engine then asks again without validators.
+    public var storedPage: (@Sendable () -> DecodedPage?)?
 
     /// Creates a cached response.
-    public init(key: String, etag: String?, lastModified: String?, headers: HTTPHeaders, body: Data) {
+    public init(
+        key: String, etag: String?, lastModified: String?, headers: HTTPHeaders, body: Data,
+        storedPage: (@Sendable () -> DecodedPage?)? = nil
+    ) {
         self.key = key
         self.etag = etag
         self.lastModified = lastModified
         self.headers = headers
         self.body = body
+        self.storedPage = storedPage
     }
 
     /// Whether it carries a validator worth sending.
@@ -59,6 +67,9 @@ public protocol PullMemory: Sendable {
     func cachedResponse(for key: String) -> CachedResponse?
     /// What is stored of `feed`, when its pull may be incremental; `nil` to walk in full.
     func baseline(for feed: String) -> IncrementalBaseline?
+    /// How many pages `feed` had when it was last walked in full, even if a later pull failed:
+    /// the engine may request that many pages at once before page 1 answers.
+    func knownPageCount(for feed: String) -> Int?
 }
 
 extension PullMemory {
@@ -67,4 +78,7 @@ extension PullMemory {
 
     /// No baseline: every pull walks in full (conditional requests still apply).
     public func baseline(for feed: String) -> IncrementalBaseline? { nil }
+
+    /// No remembered page count: no speculative requests.
+    public func knownPageCount(for feed: String) -> Int? { nil }
 }

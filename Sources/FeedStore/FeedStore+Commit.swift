@@ -26,11 +26,24 @@ extension FeedStore {
     }
 
     /// Commits `pull`; see ``commitPull(feed:source:items:complete:stats:error:cacheEntries:)``.
+    ///
+    /// This is the one-shot form: every item is in `pull`. A pull written page by page goes through
+    /// ``beginPull(feed:source:fingerprint:restart:)``, ``stagePage(_:ticket:)`` and
+    /// ``finishPull(_:ticket:keepResume:)`` instead; a one-shot commit discards whatever such a pull
+    /// of the same feed left staged.
     @discardableResult
     public func commitPull(_ pull: FeedPull) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
         return try writing("commit feed '\(pull.feed)'") { db in
-            let summary = try Self.commit(pull, now: now, in: db)
+            try Self.ensureFeed(pull.feed, source: pull.source, in: db)
+            try Self.discardStaged(feed: pull.feed, in: db)
+            let number = try Self.nextPullNumber(of: pull.feed, in: db)
+            var summary = try Self.writeItems(
+                pull.items, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false, in: db)
+            for entry in pull.cacheEntries {
+                try Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
+            }
+            summary.missing = try Self.finish(pull, pull: number, startedPull: number, now: now, in: db)
             try beforeCommit?(pull.feed)
             return summary
         }
@@ -54,14 +67,116 @@ extension FeedStore {
         return summaries
     }
 
-    static func commit(_ pull: FeedPull, now: Double, in db: Database) throws -> CommitSummary {
-        let succeeded = pull.error == nil
+    static func ensureFeed(_ feed: String, source: String, in db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO feed (name, source) VALUES (?, ?)
                 ON CONFLICT (name) DO UPDATE SET source = excluded.source
                 """,
-            arguments: [pull.feed, pull.source])
+            arguments: [feed, source])
+    }
+
+    /// The number the feed's next committed pull gets (`pulls` counts commits).
+    static func nextPullNumber(of feed: String, in db: Database) throws -> Int64 {
+        (try Int64.fetchOne(db, sql: "SELECT pulls FROM feed WHERE name = ?", arguments: [feed]) ?? 0) + 1
+    }
+
+    /// Upserts `items` as pull number `pull` saw them. With `staged`, new items are inserted invisible
+    /// (`staged = 1`) and changed ones wait in `staged_update`, until ``finish(_:pull:startedPull:now:in:)``;
+    /// otherwise both are written visible at once. An item this pull already saw (pages that overlap,
+    /// or pages staged before a crash) is skipped: its first occurrence wins.
+    static func writeItems(
+        _ items: [FeedItem], feed: String, source: String, pull: Int64, now: Double, staged: Bool, in db: Database
+    ) throws -> CommitSummary {
+        var summary = CommitSummary()
+        guard !items.isEmpty else { return summary }
+        var nextPosition =
+            try Int64.fetchOne(db, sql: "SELECT MAX(feed_position) + 1 FROM item WHERE feed = ?", arguments: [feed]) ?? 0
+        let insertColumns =
+            ItemColumns.names + [
+                "feed", "id", "dedup_key", "sort_key", "feed_position", "first_seen_at", "last_seen_at", "seen_pull",
+                "content_hash", "staged",
+            ]
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO item (\(insertColumns.joined(separator: ", "))) VALUES (\(insertColumns.map { _ in "?" }.joined(separator: ", ")))")
+        let lookup = try db.cachedStatement(
+            sql: """
+                SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull
+                FROM item WHERE feed = ? AND id = ?
+                """)
+        let seen = try db.cachedStatement(
+            sql: "UPDATE item SET last_seen_at = ?, missing_since = NULL, seen_pull = ? WHERE feed = ? AND id = ?")
+        for item in items {
+            let hash = item.contentDigest
+            guard let existing = try Row.fetchOne(lookup, arguments: [feed, item.id]) else {
+                let values: [(any DatabaseValueConvertible)?] =
+                    ItemColumns.values(item) + [
+                        feed, item.id, UnifiedStream.dedupKey(item, source: source), ItemColumns.datedSortKey(item),
+                        nextPosition, now, now, pull, hash, staged ? 1 : 0,
+                    ]
+                try insert.execute(arguments: StatementArguments(values))
+                nextPosition += 1
+                summary.inserted += 1
+                continue
+            }
+            if try existing.decode(Int64.self, forColumn: "seen_pull") == pull { continue }
+            if try existing.decode(Int64.self, forColumn: "content_hash") == hash {
+                try seen.execute(arguments: [now, pull, feed, item.id])
+                summary.unchanged += 1
+                continue
+            }
+            summary.updated += 1
+            if staged {
+                // The new version waits; the stored one stays visible until the pull ends.
+                let values: [(any DatabaseValueConvertible)?] =
+                    [feed, item.id] + ItemColumns.values(item) + [UnifiedStream.dedupKey(item, source: source), hash]
+                try db.cachedStatement(
+                    sql: """
+                        INSERT OR REPLACE INTO staged_update (feed, id, \(ItemColumns.names.joined(separator: ", ")),
+                            dedup_key, content_hash)
+                        VALUES (\(values.map { _ in "?" }.joined(separator: ", ")))
+                        """
+                ).execute(arguments: StatementArguments(values))
+                try db.cachedStatement(sql: "UPDATE item SET seen_pull = ? WHERE feed = ? AND id = ?")
+                    .execute(arguments: [pull, feed, item.id])
+                continue
+            }
+            try applyUpdate(
+                item, dedupKey: UnifiedStream.dedupKey(item, source: source), hash: hash, existing: existing, feed: feed,
+                pull: pull, now: now, in: db)
+        }
+        return summary
+    }
+
+    /// Updates a stored item in place. A dated item sorts by its (maybe new) date; an undated one
+    /// keeps the place it was given, unless it was dated before (then it waits to be placed again).
+    static func applyUpdate(
+        _ item: FeedItem, dedupKey: String, hash: Int64, existing: Row, feed: String, pull: Int64, now: Double,
+        in db: Database
+    ) throws {
+        let wasDated = try existing.decode(Bool.self, forColumn: "dated")
+        let placedKey = try existing.decode(Double?.self, forColumn: "sort_key")
+        let sortKey = ItemColumns.datedSortKey(item) ?? (wasDated ? nil : placedKey)
+        let assignments = ItemColumns.names.map { "\($0) = ?" }.joined(separator: ", ")
+        let values: [(any DatabaseValueConvertible)?] =
+            ItemColumns.values(item) + [dedupKey, sortKey, now, pull, hash, feed, item.id]
+        try db.cachedStatement(
+            sql: """
+                UPDATE item SET \(assignments), dedup_key = ?, sort_key = ?, last_seen_at = ?, missing_since = NULL,
+                    seen_pull = ?, content_hash = ?
+                WHERE feed = ? AND id = ?
+                """
+        ).execute(arguments: StatementArguments(values))
+    }
+
+    /// Ends pull number `pull` of a feed: records the attempt on the feed row, makes its staged
+    /// items, updates and validators visible, and (complete and successful) marks the stored items
+    /// that neither it nor the interrupted pulls it continued (since `startedPull`) saw as missing.
+    /// Returns the number of missing items.
+    static func finish(_ pull: FeedPull, pull number: Int64, startedPull: Int64, now: Double, in db: Database) throws
+        -> Int
+    {
+        let succeeded = pull.error == nil
         try db.execute(
             sql: """
                 UPDATE feed SET pulls = pulls + 1, last_attempt_at = :now, last_error = :error,
@@ -72,84 +187,42 @@ extension FeedStore {
                 """,
             arguments: [
                 "now": now, "error": pull.error, "pages": pull.stats.pages, "requests": pull.stats.requests,
-                "items": pull.items.count, "succeeded": succeeded, "feed": pull.feed,
+                "items": pull.itemCount, "succeeded": succeeded, "feed": pull.feed,
                 "pageCount": succeeded ? pull.pageCount : nil,
             ])
-        let pullNumber = try Int64.fetchOne(db, sql: "SELECT pulls FROM feed WHERE name = ?", arguments: [pull.feed]) ?? 0
-        var nextPosition =
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(feed_position) + 1 FROM item WHERE feed = ?", arguments: [pull.feed]) ?? 0
-
-        var summary = CommitSummary()
-        var seen = Set<String>()
-        let assignments = ItemColumns.names.map { "\($0) = ?" }.joined(separator: ", ")
-        let insertColumns = (ItemColumns.names + [
-            "feed", "id", "dedup_key", "sort_key", "feed_position", "first_seen_at", "last_seen_at", "seen_pull",
-            "content_hash",
-        ])
-        let insertSQL = "INSERT INTO item (\(insertColumns.joined(separator: ", "))) VALUES (\(insertColumns.map { _ in "?" }.joined(separator: ", ")))"
-        let updateSQL = """
-            UPDATE item SET \(assignments), dedup_key = ?, sort_key = ?, last_seen_at = ?, missing_since = NULL,
-                seen_pull = ?, content_hash = ?
-            WHERE feed = ? AND id = ?
-            """
-        for item in pull.items {
-            // The first occurrence wins when pages overlap and repeat an item.
-            guard seen.insert(item.id).inserted else { continue }
-            let hash = item.contentDigest
-            let dedupKey = UnifiedStream.dedupKey(item, source: pull.source)
-            let existing = try Row.fetchOne(
-                db.cachedStatement(
+        try db.execute(sql: "UPDATE item SET staged = 0 WHERE feed = ? AND staged = 1", arguments: [pull.feed])
+        let updates = try Row.fetchAll(db, sql: "SELECT * FROM staged_update WHERE feed = ?", arguments: [pull.feed])
+        for row in updates {
+            let item = try ItemColumns.item(from: row)
+            guard
+                let existing = try Row.fetchOne(
+                    db,
                     sql: """
-                        SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated
-                        FROM item WHERE feed = ? AND id = ?
-                        """),
-                arguments: [pull.feed, item.id])
-            guard let existing else {
-                let values: [(any DatabaseValueConvertible)?] =
-                    ItemColumns.values(item) + [
-                        pull.feed, item.id, dedupKey, ItemColumns.datedSortKey(item), nextPosition, now, now,
-                        pullNumber, hash,
-                    ]
-                try db.cachedStatement(sql: insertSQL).execute(arguments: StatementArguments(values))
-                nextPosition += 1
-                summary.inserted += 1
-                continue
-            }
-            if try existing.decode(Int64.self, forColumn: "content_hash") == hash {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE item SET last_seen_at = ?, missing_since = NULL, seen_pull = ?
+                        SELECT sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated FROM item
                         WHERE feed = ? AND id = ?
-                        """
-                ).execute(arguments: [now, pullNumber, pull.feed, item.id])
-                summary.unchanged += 1
-                continue
-            }
-            // Changed in place. A dated item sorts by its (maybe new) date; an undated one keeps the
-            // place it was given, unless it was dated before (then it waits to be placed again).
-            let wasDated = try existing.decode(Bool.self, forColumn: "dated")
-            let placedKey = try existing.decode(Double?.self, forColumn: "sort_key")
-            let sortKey = ItemColumns.datedSortKey(item) ?? (wasDated ? nil : placedKey)
-            let values: [(any DatabaseValueConvertible)?] =
-                ItemColumns.values(item) + [dedupKey, sortKey, now, pullNumber, hash, pull.feed, item.id]
-            try db.cachedStatement(sql: updateSQL).execute(arguments: StatementArguments(values))
-            summary.updated += 1
+                        """,
+                    arguments: [pull.feed, item.id])
+            else { continue }
+            try applyUpdate(
+                item, dedupKey: try row.decode(String.self, forColumn: "dedup_key"),
+                hash: try row.decode(Int64.self, forColumn: "content_hash"), existing: existing, feed: pull.feed,
+                pull: number, now: now, in: db)
         }
-
-        if succeeded && pull.complete {
-            try db.execute(
-                sql: "UPDATE item SET missing_since = ? WHERE feed = ? AND seen_pull < ? AND missing_since IS NULL",
-                arguments: [now, pull.feed, pullNumber])
-            summary.missing =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND seen_pull < ?",
-                    arguments: [pull.feed, pullNumber]) ?? 0
-        }
-
-        for entry in pull.cacheEntries {
-            try storeCacheEntry(entry, feed: pull.feed, now: now, in: db)
-        }
-        return summary
+        try db.execute(sql: "DELETE FROM staged_update WHERE feed = ?", arguments: [pull.feed])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO http_cache (url, feed, etag, last_modified, status, headers, body, page, stored_at)
+                SELECT url, feed, etag, last_modified, status, headers, body, page, stored_at
+                FROM staged_cache WHERE feed = ?
+                """,
+            arguments: [pull.feed])
+        try db.execute(sql: "DELETE FROM staged_cache WHERE feed = ?", arguments: [pull.feed])
+        guard succeeded && pull.complete else { return 0 }
+        try db.execute(
+            sql: "UPDATE item SET missing_since = ? WHERE feed = ? AND seen_pull < ? AND missing_since IS NULL",
+            arguments: [now, pull.feed, startedPull])
+        return try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND seen_pull < ?", arguments: [pull.feed, startedPull])
+            ?? 0
     }
 }

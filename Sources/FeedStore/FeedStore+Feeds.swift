@@ -9,8 +9,8 @@ extension FeedStore {
                 db,
                 sql: """
                     SELECT feed.*,
-                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name) AS item_count,
-                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND missing_since IS NOT NULL)
+                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0) AS item_count,
+                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0 AND missing_since IS NOT NULL)
                             AS missing_count
                     FROM feed ORDER BY name
                     """
@@ -50,9 +50,10 @@ extension FeedStore {
             let doomed = try String.fetchAll(db, sql: "SELECT name FROM feed").filter { !keep.contains($0) }
             var items = 0
             for feed in doomed {
-                items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ?", arguments: [feed]) ?? 0
+                items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND staged = 0", arguments: [feed]) ?? 0
                 try db.execute(sql: "DELETE FROM item WHERE feed = ?", arguments: [feed])
                 try db.execute(sql: "DELETE FROM http_cache WHERE feed = ?", arguments: [feed])
+                try Self.discardStaged(feed: feed, in: db)
                 try db.execute(sql: "DELETE FROM feed WHERE name = ?", arguments: [feed])
             }
             return (doomed.count, items)

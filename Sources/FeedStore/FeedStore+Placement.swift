@@ -38,7 +38,7 @@ extension FeedStore {
         let pending =
             try Int.fetchOne(
                 db,
-                sql: "SELECT COUNT(*) FROM item WHERE sort_key IS NULL AND published IS NULL AND updated IS NULL")
+                sql: "SELECT COUNT(*) FROM item WHERE sort_key IS NULL AND published IS NULL AND updated IS NULL AND staged = 0")
             ?? 0
         guard pending > 0 else { return 0 }
 
@@ -52,7 +52,7 @@ extension FeedStore {
                 db,
                 sql: """
                     SELECT id, dedup_key, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated
-                    FROM item WHERE feed = ? ORDER BY feed_position, id
+                    FROM item WHERE feed = ? AND staged = 0 ORDER BY feed_position, id
                     """,
                 arguments: [feed]
             ).map { row in

@@ -13,7 +13,7 @@ extension FeedStore {
                     db,
                     sql: """
                         SELECT source, page_count, last_success_at, last_error,
-                            (SELECT MAX(updated) FROM item WHERE item.feed = feed.name) AS newest
+                            (SELECT MAX(updated) FROM item WHERE item.feed = feed.name AND staged = 0) AS newest
                         FROM feed WHERE name = ?
                         """,
                     arguments: [feed]),
@@ -23,7 +23,7 @@ extension FeedStore {
             else { return nil }
             var digests: [String: Int64] = [:]
             let cursor = try Row.fetchCursor(
-                db, sql: "SELECT id, content_hash FROM item WHERE feed = ?", arguments: [feed])
+                db, sql: "SELECT id, content_hash FROM item WHERE feed = ? AND staged = 0", arguments: [feed])
             while let item = try cursor.next() {
                 digests[try item.decode(String.self, atIndex: 0)] = try item.decode(Int64.self, atIndex: 1)
             }
@@ -74,9 +74,22 @@ public struct StorePullMemory: PullMemory {
     public func cachedResponse(for key: String) -> CachedResponse? {
         do {
             guard let entry = try store.cachedResponse(for: key) else { return nil }
+            var rebuild: (@Sendable () -> DecodedPage?)?
+            if let summary = entry.page, let feed = entry.feed {
+                let store = self.store
+                let report = self.report
+                rebuild = {
+                    do {
+                        return try store.rebuildPage(summary, feed: feed)
+                    } catch {
+                        report(error)
+                        return nil
+                    }
+                }
+            }
             return CachedResponse(
                 key: entry.url, etag: entry.etag, lastModified: entry.lastModified, headers: entry.headers,
-                body: entry.body)
+                body: entry.body, storedPage: rebuild)
         } catch {
             report(error)
             return nil
@@ -88,6 +101,17 @@ public struct StorePullMemory: PullMemory {
         guard let source = sources[feed] else { return nil }
         do {
             return try store.baseline(for: feed, source: source)
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// The page count of the feed's last complete walk (kept after a failed pull).
+    public func knownPageCount(for feed: String) -> Int? {
+        guard sources[feed] != nil else { return nil }
+        do {
+            return try store.previousPageCount(feed: feed)
         } catch {
             report(error)
             return nil

@@ -71,6 +71,60 @@ enum Schema {
                     CREATE INDEX http_cache_feed ON http_cache(feed);
                     """)
         }
+        // Pulls written page by page. A pull's new items are inserted as they arrive with
+        // `staged = 1` (invisible to every read) and become visible together when the feed's pull
+        // ends (one small UPDATE, no copy); changed items wait in `staged_update`; validators wait
+        // in `staged_cache`. `pull_checkpoint` holds, per feed, the process pulling it now (`owner`,
+        // `heartbeat`) and where an interrupted pull resumes (`resume`, a JSON ResumePoint with
+        // secrets redacted). http_cache rows written by staged pulls keep the decoded page (`page`:
+        // item ids, totals, next cursor) instead of the body.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE item ADD COLUMN staged INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX item_staged ON item(feed) WHERE staged = 1;
+                    ALTER TABLE http_cache ADD COLUMN page TEXT;
+                    CREATE TABLE staged_cache (
+                        url TEXT PRIMARY KEY NOT NULL,
+                        feed TEXT NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                        etag TEXT,
+                        last_modified TEXT,
+                        status INTEGER NOT NULL,
+                        headers TEXT NOT NULL,
+                        body BLOB NOT NULL,
+                        page TEXT,
+                        stored_at REAL NOT NULL
+                    );
+                    CREATE INDEX staged_cache_feed ON staged_cache(feed);
+                    CREATE TABLE staged_update (
+                        feed TEXT NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                        id TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        summary TEXT,
+                        url TEXT,
+                        author_name TEXT,
+                        author_url TEXT,
+                        author_avatar TEXT,
+                        image_url TEXT,
+                        published REAL,
+                        updated REAL,
+                        raw BLOB,
+                        dedup_key TEXT NOT NULL,
+                        content_hash INTEGER NOT NULL,
+                        PRIMARY KEY (feed, id)
+                    );
+                    CREATE TABLE pull_checkpoint (
+                        feed TEXT PRIMARY KEY NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                        owner TEXT,
+                        heartbeat REAL,
+                        fingerprint TEXT NOT NULL,
+                        started_pull INTEGER NOT NULL,
+                        resume TEXT,
+                        pages INTEGER NOT NULL DEFAULT 0,
+                        created_at REAL NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

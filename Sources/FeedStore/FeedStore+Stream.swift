@@ -149,7 +149,7 @@ extension FeedStore {
                     ranks.rank AS feed_rank,
                     ROW_NUMBER() OVER (
                         PARTITION BY item.dedup_key ORDER BY ranks.rank, item.feed_position, item.id) AS occurrence
-                FROM item JOIN ranks ON ranks.feed = item.feed
+                FROM item JOIN ranks ON ranks.feed = item.feed WHERE item.staged = 0
             ),
             shown AS (
                 SELECT rid, feed, id, dedup_key, feed_rank, feed_position, sort_key,
@@ -193,7 +193,7 @@ extension FeedStore {
             var carriers: [String: Set<String>] = [:]
             let placeholders = dedupKeys.map { _ in "?" }.joined(separator: ", ")
             for row in try Row.fetchAll(
-                db, sql: "SELECT DISTINCT dedup_key, feed FROM item WHERE dedup_key IN (\(placeholders))",
+                db, sql: "SELECT DISTINCT dedup_key, feed FROM item WHERE staged = 0 AND dedup_key IN (\(placeholders))",
                 arguments: StatementArguments(dedupKeys))
             {
                 let feed = try row.decode(String.self, forColumn: "feed")

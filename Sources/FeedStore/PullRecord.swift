@@ -40,6 +40,8 @@ public struct FeedPull: Sendable {
     /// How many pages the API lists for the feed, when the pull walked them all (kept for
     /// speculative fetching); `nil` leaves the stored count as it was.
     public var pageCount: Int?
+    /// How many items the pull returned (``items`` is empty when they were staged page by page).
+    public var itemCount: Int
 
     /// Creates a pull record.
     public init(
@@ -54,16 +56,21 @@ public struct FeedPull: Sendable {
         self.error = error
         self.cacheEntries = cacheEntries
         self.pageCount = pageCount ?? (complete && error == nil ? stats.pages : nil)
+        self.itemCount = items.count
     }
 
     /// The record of an engine result, with its cacheable responses as cache entries. Complete
     /// when the engine says so (``FeedResult/complete``); an unchanged feed (page 1 answered `304`)
     /// records the request and keeps its items, cache and page count as they were.
     public init(_ result: FeedResult) {
+        // A resumed pull walked pages `resumedAtPage`… only; the page count covers the whole walk.
+        let walked = (result.resumedAtPage.map { $0 - 1 } ?? 0) + result.pages
         self.init(
             feed: result.feed, source: result.source, items: result.items, complete: result.complete,
             stats: PullStats(result), error: result.error?.description,
-            cacheEntries: result.cacheable.map(HTTPCacheEntry.init))
+            cacheEntries: result.cacheable.map(HTTPCacheEntry.init),
+            pageCount: result.complete && result.succeeded ? walked : nil)
+        itemCount = max(result.itemCount, result.items.count)
     }
 }
 
@@ -103,6 +110,11 @@ public struct HTTPCacheEntry: Sendable, Hashable {
     public var lastModified: String?
     /// When the store committed it; `nil` on a new entry (the store's clock is used).
     public var storedAt: Date?
+    /// The page as ids of stored items, kept instead of the body by pulls written page by page
+    /// (``body`` is then empty).
+    public var page: StoredPageSummary?
+    /// The feed that owns the entry (set when read back from the store).
+    public var feed: String?
 
     /// Creates an entry; `etag` and `lastModified` default to the matching header fields.
     public init(

@@ -15,6 +15,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case invalidCursor = "invalid cursor"
             case noDefaultLocation = "no default location"
             case database = "database error"
+            case claimLost = "claim lost"
         }
 
         private let code: Code
@@ -35,6 +36,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let noDefaultLocation = Kind(.noDefaultLocation)
         /// Any other SQLite failure.
         public static let database = Kind(.database)
+        /// Another process took over a feed's pull from this one (presumed dead).
+        public static let claimLost = Kind(.claimLost)
 
         /// A short name of the kind.
         public var description: String { code.rawValue }

@@ -250,14 +250,14 @@ public struct Aggregator: Sendable {
         let selected = feeds
         let retain = settings.retainItems
         typealias Outcome = (index: Int, result: FeedResult, commit: Result<CommitSummary, StoreError>)
+        // Replays and recordings run against stand-in origins: they never continue a stored pull.
+        let restart = settings.refresh == .full || replay != nil || settings.recordDirectory != nil
         let outcomes = await withTaskGroup(of: Outcome?.self) { group in
             for (index, feed) in selected.enumerated() {
                 group.addTask {
-                    var result = await engine.pull(feed)
-                    let saving = ContinuousClock.now
-                    let commit = await Self.commit(result, to: store)
-                    Self.report(
-                        result, commit: commit, saveTime: ContinuousClock.now - saving, quiet: quiet, on: console)
+                    var (result, commit) = await Self.pull(
+                        feed, engine: engine, store: store, restart: restart, retain: retain, quiet: quiet,
+                        console: console)
                     if !retain { result.items = [] }
                     return (index, result, commit)
                 }
@@ -293,6 +293,98 @@ public struct Aggregator: Sendable {
         return PullReport(
             results: outcomes.map(\.result), commits: commits, storeFailures: failures, page: page,
             storePath: store.path)
+    }
+
+    /// Pulls one feed into the store page by page: claims it (or continues an interrupted pull of
+    /// it), stages every page as the engine accepts it, then commits the feed in one transaction.
+    static func pull(
+        _ feed: Feed, engine: FeedEngine, store: FeedStore, restart: Bool, retain: Bool, quiet: Bool,
+        console: Console
+    ) async -> (FeedResult, Result<CommitSummary, StoreError>) {
+        let fingerprint = [
+            feed.source.typeName, Redaction.redact(feed.source.firstPageURL), String(feed.context.pageSize),
+        ].joined(separator: " ")
+        let start: PullStart
+        do {
+            start = try await offPool {
+                try store.beginPull(
+                    feed: feed.name, source: feed.source.typeName, fingerprint: fingerprint, restart: restart)
+            }
+        } catch {
+            let failure = error as? StoreError
+                ?? StoreError(kind: .database, path: store.path, operation: "begin", detail: "\(error)")
+            let result = FeedResult(
+                feed: feed.name, source: feed.source.typeName, items: [], pages: 0, requests: 0,
+                error: FeedError(feed: feed.name, url: nil, page: nil, reason: .notSaved(failure.description)),
+                notes: [], duration: .zero)
+            report(result, commit: .failure(failure), saveTime: .zero, quiet: quiet, on: console)
+            return (result, .failure(failure))
+        }
+        let ticket: PullTicket
+        var resume: ResumePoint?
+        switch start {
+        case .busy(let owner):
+            var result = FeedResult(
+                feed: feed.name, source: feed.source.typeName, items: [], pages: 0, requests: 0, error: nil,
+                notes: [], duration: .zero)
+            result.unchanged = true
+            if !quiet {
+                console.error(
+                    "↷ \(feed.name) (\(feed.source.typeName)): skipped, another feedagg process (pid \(owner.pid)) "
+                        + "is pulling this feed right now; its items are saved when it finishes")
+            }
+            return (result, .success(CommitSummary()))
+        case .fresh(let claimed):
+            ticket = claimed
+        case .resume(let claimed, let point, _):
+            ticket = claimed
+            resume = restoringSecrets(point, from: feed.source.firstPageURL)
+            if resume == nil {
+                // A secret the stored URLs need is gone from the configuration: start over.
+                _ = try? await offPool {
+                    try store.beginPull(feed: feed.name, source: feed.source.typeName, fingerprint: fingerprint, restart: true)
+                }
+            }
+        }
+        let sink = StorePageSink(store: store, ticket: ticket, retain: retain)
+        var result = await engine.pull(feed, resumingAt: resume, sink: sink)
+        let tally = sink.tally.value
+        if retain { result.items = tally.items }
+        let saving = ContinuousClock.now
+        let keepResume = result.error.map(\.reason.isResumable) ?? false
+        let commit: Result<CommitSummary, StoreError>
+        do {
+            let record = FeedPull(result)
+            var summary = try await offPool {
+                try store.finishPull(record, ticket: ticket, keepResume: keepResume)
+            }
+            summary.inserted = tally.summary.inserted
+            summary.updated = tally.summary.updated
+            summary.unchanged = tally.summary.unchanged
+            commit = .success(summary)
+        } catch {
+            commit = .failure(
+                error as? StoreError
+                    ?? StoreError(kind: .database, path: store.path, operation: "commit", detail: "\(error)"))
+        }
+        report(result, commit: commit, saveTime: ContinuousClock.now - saving, quiet: quiet, on: console)
+        return (result, commit)
+    }
+
+    /// `point` with the secret query values of its URLs put back from the feed's first page URL
+    /// (the store keeps them redacted); `nil` when one cannot be restored.
+    static func restoringSecrets(_ point: ResumePoint, from original: URL) -> ResumePoint? {
+        var restored = point
+        var urls: [URL] = []
+        for url in point.urls {
+            guard let url = Redaction.restore(url.absoluteString, secretsFrom: original) else { return nil }
+            urls.append(url)
+        }
+        restored.urls = urls
+        restored.visited = point.visited.map {
+            Redaction.restore($0, secretsFrom: original)?.absoluteString ?? $0
+        }
+        return restored
     }
 
     /// Commits one feed's result on a thread outside the cooperative pool (SQLite may wait for a lock).
@@ -361,13 +453,56 @@ public struct Aggregator: Sendable {
         if result.unchanged {
             return "✓ \(result.feed) (\(result.source)): unchanged since the last pull (304), \(requests), \(time)"
         }
-        var line = "✓ \(result.feed) (\(result.source)): \(result.items.count) items"
+        var line = "✓ \(result.feed) (\(result.source)): \(max(result.itemCount, result.items.count)) items"
         if let commit { line += " (\(commit.inserted) new, \(commit.updated) updated)" }
         line += ", \(result.pages) pages, \(requests), \(time)"
         if let page = result.stoppedAtStoredPage {
             line += "; stopped after page \(page): the older items are already stored"
         }
         if let watermark = result.watermark { line += "; asked only for items updated since \(ISO8601.string(from: watermark))" }
+        if let page = result.resumedAtPage { line += "; resumed at page \(page), where the last pull stopped" }
         return line
+    }
+}
+
+/// Writes each page of one feed into the store as the engine accepts it (see
+/// ``FeedStore/stagePage(_:ticket:)``), off the cooperative pool, and tallies what it did.
+struct StorePageSink: PageSink {
+    struct Tally: Sendable {
+        var summary = CommitSummary()
+        var items: [FeedItem] = []
+    }
+
+    let store: FeedStore
+    let ticket: PullTicket
+    /// Keep the items too (``PullSettings/retainItems``).
+    let retain: Bool
+    let tally = Locked(Tally())
+
+    func accept(_ page: AcceptedPage, of feed: Feed) async throws {
+        let store = self.store
+        let ticket = self.ticket
+        let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
+        let retain = self.retain
+        tally.withLock { tally in
+            tally.summary.inserted += summary.inserted
+            tally.summary.updated += summary.updated
+            tally.summary.unchanged += summary.unchanged
+            if retain { tally.items += page.items }
+        }
+    }
+}
+
+/// A value behind a lock, shared between tasks.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private var stored: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.withLock { body(&stored) }
     }
 }

@@ -10,7 +10,9 @@ enum GitHubAPI {
     /// The largest `per_page` GitHub accepts.
     static let maxPageSize = 100
     /// GitHub list endpoints page with RFC 8288 Link headers.
-    static let pagination = LinkHeaderPagination(pageSizeParameter: "per_page")
+    /// GitHub addresses page N as `?page=N` on the request URL too, so a remembered page count
+    /// lets the engine ask for the first pages at once.
+    static let pagination = LinkHeaderPagination(pageSizeParameter: "per_page", pageParameter: "page")
     /// ``pagination`` in words, for `feedagg sources`.
     static let paginationSummary = #"Link header (rel="next", rel="last"), per_page"#
 

@@ -128,7 +128,7 @@ struct FeedsLoaderTests {
                 org: apple
             """)
         #expect(document.settings == FeedsDocument.Settings(timeout: 45))
-        #expect(document.settings.maxConnectionsPerHost == 6)
+        #expect(document.settings.maxConnectionsPerHost == 16)
         #expect(document.settings.pageConcurrency == 8)
         #expect(document.settings.connectTimeout == 10)
         #expect(document.settings.userAgent == "feedagg/0.1")

@@ -31,6 +31,8 @@ final class VersionedAPI: Sendable {
         var slowPages: [String: Duration] = [:]
         /// Answer every request with this status (a failing API).
         var failStatus: Int?
+        /// Requests whose path and `page` match get this response instead.
+        var pageFaults: [String: LoopbackResponse] = [:]
         var requests: [LoopbackRequest] = []
     }
 
@@ -49,6 +51,11 @@ final class VersionedAPI: Sendable {
 
     func fail(with status: Int?) { state.withLock { $0.failStatus = status } }
 
+    /// Answers page `page` of `path` with `response` (`nil`: normally again).
+    func fault(_ path: String, page: Int, _ response: LoopbackResponse?) {
+        state.withLock { $0.pageFaults["\(path)#\(page)"] = response }
+    }
+
     var requests: [LoopbackRequest] { state.withLock { $0.requests } }
     func resetLog() { state.withLock { $0.requests = [] } }
 
@@ -57,11 +64,14 @@ final class VersionedAPI: Sendable {
     }
 
     func handle(_ request: LoopbackRequest, base: String) -> LoopbackResponse {
-        let (collection, slow, fail) = state.withLock { state -> ([Record]?, Duration?, Int?) in
+        let (collection, slow, fail, fault) = state.withLock {
+            state -> ([Record]?, Duration?, Int?, LoopbackResponse?) in
             state.requests.append(request)
             let page = Self.query(request)["page"].flatMap(Int.init) ?? 1
-            return (state.collections[request.path], state.slowPages["\(request.path)#\(page)"], state.failStatus)
+            let key = "\(request.path)#\(page)"
+            return (state.collections[request.path], state.slowPages[key], state.failStatus, state.pageFaults[key])
         }
+        if let fault { return fault }
         if let fail {
             return LoopbackResponse(status: fail, text: #"{"message":"Server Error"}"#)
         }
@@ -125,7 +135,7 @@ final class VersionedAPI: Sendable {
 // MARK: - Helpers
 
 /// A scripted API serving `collections` (path → records) on loopback, and a temporary folder.
-private func scene(_ collections: [String: [VersionedAPI.Record]]) async throws
+func scene(_ collections: [String: [VersionedAPI.Record]]) async throws
     -> (VersionedAPI, LoopbackHTTPServer, TemporaryFolder)
 {
     let api = VersionedAPI()
@@ -134,12 +144,12 @@ private func scene(_ collections: [String: [VersionedAPI.Record]]) async throws
 }
 
 /// A feeds.yaml text declaring `feeds` (blocks from ``reposFeed``).
-private func feedsYAML(_ feeds: String...) -> String { feedsYAML(feeds) }
+func feedsYAML(_ feeds: String...) -> String { feedsYAML(feeds) }
 
-private func feedsYAML(_ feeds: [String]) -> String { "feeds:\n" + feeds.joined(separator: "\n") + "\n" }
+func feedsYAML(_ feeds: [String]) -> String { "feeds:\n" + feeds.joined(separator: "\n") + "\n" }
 
 /// A pull through the aggregator into the store at `db` (quiet, items kept in the report).
-private func pull(
+func pull(
     _ config: URL, db: URL, refresh: RefreshMode = .incremental, perPage: Int = 100
 ) async throws -> PullReport {
     var settings = PullSettings(configPath: config.path)
@@ -152,7 +162,7 @@ private func pull(
 }
 
 /// `show` through the aggregator: every entry of the stream, paged by cursor.
-private func showAll(_ config: URL, db: URL, perPage: Int = 7, feeds: [String] = []) throws -> [StreamEntry] {
+func showAll(_ config: URL, db: URL, perPage: Int = 7, feeds: [String] = []) throws -> [StreamEntry] {
     var settings = ShowSettings(configPath: config.path)
     settings.store = .file(db.path)
     settings.perPage = perPage
@@ -167,7 +177,7 @@ private func showAll(_ config: URL, db: URL, perPage: Int = 7, feeds: [String] =
     }
 }
 
-private func reposFeed(_ name: String, org: String, base: String, perPage: Int = 10, extra: [String] = []) -> String {
+func reposFeed(_ name: String, org: String, base: String, perPage: Int = 10, extra: [String] = []) -> String {
     (["  - name: \(name)", "    source: github.repos", "    org: \(org)", "    base_url: \(base)", "    per_page: \(perPage)"]
         + extra.map { "    \($0)" }).joined(separator: "\n")
 }
@@ -426,10 +436,22 @@ struct StoreIntegrationTests {
         let slow = Set(try showAll(config, db: db, feeds: ["slow"]).map(\.item.title))
         #expect(slow == old, "slow: wholly old (its pages 1–2 of the new pull were never committed)")
 
-        // And the next pull completes the interrupted feed.
+        // Pages 1 and 2 of `slow` were saved (invisibly) before the kill: the checkpoint says the
+        // pull resumes at page 3.
+        let reopened = try FeedStore.open(path: db.path)
+        let checkpoint = try #require(try reopened.checkpoint(feed: "slow"))
+        try reopened.close()
+        #expect(checkpoint.resume?.nextPage == 3)
+        #expect(checkpoint.pages == 2)
+
+        // And the next pull continues the interrupted feed from page 3, not page 1.
         api.slow("/orgs/slow/repos", page: 3, by: nil)
+        api.resetLog()
         let resumed = try await pull(config, db: db)
         #expect(resumed.exitStatus == .success)
+        let slowPages = api.requests.filter { $0.path == "/orgs/slow/repos" }.map { VersionedAPI.query($0)["page"] ?? "1" }
+        #expect(slowPages == ["3"], "the resumed pull asks only for the page the killed one never got")
+        #expect(resumed.results.first { $0.feed == "slow" }?.resumedAtPage == 3)
         #expect(Set(try showAll(config, db: db, feeds: ["slow"]).map(\.item.title)) == Set(old.map { $0 + "-v2" }))
         try await server.shutdown()
     }

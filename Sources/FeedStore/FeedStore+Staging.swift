@@ -1,0 +1,214 @@
+public import FeedCore
+public import Foundation
+import GRDB
+
+/// The process pulling a feed, as recorded on the feed's checkpoint: `pid:start` where `start` is
+/// the process's start time in clock ticks since boot (`/proc/PID/stat`), so a reused pid is not
+/// mistaken for the process that claimed the feed.
+public struct PullOwner: Sendable, Hashable, CustomStringConvertible {
+    /// The process id.
+    public var pid: Int32
+    /// Its start time (clock ticks since boot), or 0 when unknown.
+    public var start: UInt64
+
+    /// This process.
+    public static let current = PullOwner(pid: getpid(), start: PullOwner.startTime(of: getpid()) ?? 0)
+
+    /// Creates an owner.
+    public init(pid: Int32, start: UInt64) {
+        self.pid = pid
+        self.start = start
+    }
+
+    init?(_ text: String) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let pid = Int32(parts[0]), let start = UInt64(parts[1]) else { return nil }
+        self.init(pid: pid, start: start)
+    }
+
+    public var description: String { "\(pid):\(start)" }
+
+    /// Whether the process still runs (same pid and start time).
+    public var isAlive: Bool {
+        guard let now = Self.startTime(of: pid) else { return false }
+        return start == 0 || now == start
+    }
+
+    /// Field 22 of `/proc/PID/stat` (after the parenthesised command name, which may hold spaces).
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is the state (field 3), so field 22 is fields[19].
+        guard fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+}
+
+/// A claim on one feed for one pull written page by page (``FeedStore/beginPull(feed:source:fingerprint:restart:owner:)``).
+public struct PullTicket: Sendable {
+    /// The feed.
+    public var feed: String
+    /// Its source type.
+    public var source: String
+    /// The process holding the claim.
+    public var owner: PullOwner
+    /// The pull number its items are written as.
+    public var pull: Int64
+    /// The pull number the walk began in (earlier when it continues an interrupted pull).
+    public var startedPull: Int64
+}
+
+/// How a feed's pull begins.
+public enum PullStart: Sendable {
+    /// From page 1.
+    case fresh(PullTicket)
+    /// From where an interrupted pull stopped; `storedPages` pages are staged or stored already.
+    case resume(PullTicket, ResumePoint, storedPages: Int)
+    /// Another live process is pulling the feed right now.
+    case busy(PullOwner)
+}
+
+extension FeedStore {
+    /// A checkpoint untouched for this long is not resumed: the listing has moved on.
+    public static let resumeWindow: TimeInterval = 24 * 3600
+
+    /// Claims `feed` for a pull written page by page, and says where it begins.
+    ///
+    /// An interrupted pull of the same feed (its process crashed, or it stopped on a failure
+    /// worth resuming) is continued when its `fingerprint` (source type, first URL, page size) is the
+    /// same, it is younger than ``resumeWindow`` and `restart` is false; otherwise what it staged is
+    /// discarded and the pull begins at page 1. A feed claimed by another live process is `busy`.
+    public func beginPull(
+        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner = .current
+    ) throws -> PullStart {
+        let now = self.now().timeIntervalSince1970
+        return try writing("begin the pull of feed '\(feed)'") { db in
+            try Self.ensureFeed(feed, source: source, in: db)
+            let number = try Self.nextPullNumber(of: feed, in: db)
+            if let row = try Row.fetchOne(db, sql: "SELECT * FROM pull_checkpoint WHERE feed = ?", arguments: [feed]) {
+                if let text = try row.decode(String?.self, forColumn: "owner"), let holder = PullOwner(text),
+                    holder != owner, holder.isAlive
+                {
+                    return .busy(holder)
+                }
+                let heartbeat = try row.decode(Double?.self, forColumn: "heartbeat") ?? 0
+                let resume = try row.decode(String?.self, forColumn: "resume").flatMap {
+                    try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8))
+                }
+                if !restart, let resume, try row.decode(String.self, forColumn: "fingerprint") == fingerprint,
+                    now - heartbeat < Self.resumeWindow
+                {
+                    try db.execute(
+                        sql: "UPDATE pull_checkpoint SET owner = ?, heartbeat = ? WHERE feed = ?",
+                        arguments: [owner.description, now, feed])
+                    let ticket = PullTicket(
+                        feed: feed, source: source, owner: owner, pull: number,
+                        startedPull: try row.decode(Int64.self, forColumn: "started_pull"))
+                    return .resume(ticket, resume, storedPages: try row.decode(Int.self, forColumn: "pages"))
+                }
+                try Self.discardStaged(feed: feed, in: db)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO pull_checkpoint (feed, owner, heartbeat, fingerprint, started_pull, resume, pages, created_at)
+                    VALUES (?, ?, ?, ?, ?, NULL, 0, ?)
+                    """,
+                arguments: [feed, owner.description, now, fingerprint, number, now])
+            return .fresh(PullTicket(feed: feed, source: source, owner: owner, pull: number, startedPull: number))
+        }
+    }
+
+    /// Writes one accepted page of the pull `ticket` holds, in one transaction: its items (new ones
+    /// invisible until ``finishPull(_:ticket:keepResume:)``), its validators (as a
+    /// ``StoredPageSummary``, no body) and the point where a later pull resumes after it.
+    ///
+    /// - Parameter cacheKey: The cache key of the page's remembered response (see
+    ///   ``StorePullMemory/key(for:)``); the response's own key when `nil`.
+    /// - Throws: ``StoreError`` with kind ``StoreError/Kind/claimLost`` when another process took the
+    ///   feed over (this one was presumed dead).
+    @discardableResult
+    public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
+        let now = self.now().timeIntervalSince1970
+        var resumeJSON: String?
+        if let resume = page.resume {
+            var redacted = resume
+            redacted.urls = resume.urls.map { URL(string: Redaction.redact($0)) ?? $0 }
+            redacted.visited = resume.visited.map { Redaction.redact($0) }
+            resumeJSON = String(decoding: try JSONEncoder().encode(redacted), as: UTF8.self)
+        }
+        return try writing("save page \(page.number) of feed '\(ticket.feed)'") { db in
+            try db.execute(
+                sql: """
+                    UPDATE pull_checkpoint SET resume = ?, pages = pages + 1, heartbeat = ?
+                    WHERE feed = ? AND owner = ?
+                    """,
+                arguments: [resumeJSON, now, ticket.feed, ticket.owner.description])
+            guard db.changesCount == 1 else {
+                throw StoreError(
+                    kind: .claimLost, path: path, operation: "save page \(page.number) of feed '\(ticket.feed)'",
+                    detail: "another feedagg process took over this feed's pull")
+            }
+            let summary = try Self.writeItems(
+                page.items, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true, in: db)
+            if let cached = page.cacheable {
+                var entry = HTTPCacheEntry(
+                    url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,
+                    lastModified: cached.lastModified)
+                entry.page = StoredPageSummary(page)
+                try Self.storeCacheEntry(entry, feed: ticket.feed, now: now, staged: true, in: db)
+            }
+            return summary
+        }
+    }
+
+    /// Ends the pull `ticket` holds, in one transaction: records it on the feed row and makes
+    /// everything it staged visible at once (a crash before leaves the feed as it was, with its
+    /// pages staged for the next pull to continue). With `keepResume` (a failure worth resuming)
+    /// the checkpoint stays, released, so the next pull continues after the last saved page;
+    /// otherwise it is removed.
+    @discardableResult
+    public func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary {
+        let now = self.now().timeIntervalSince1970
+        return try writing("commit feed '\(pull.feed)'") { db in
+            var summary = CommitSummary()
+            summary.missing = try Self.finish(pull, pull: ticket.pull, startedPull: ticket.startedPull, now: now, in: db)
+            for entry in pull.cacheEntries {
+                try Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
+            }
+            if keepResume {
+                try db.execute(
+                    sql: "UPDATE pull_checkpoint SET owner = NULL, heartbeat = ? WHERE feed = ? AND resume IS NOT NULL",
+                    arguments: [now, pull.feed])
+                try db.execute(sql: "DELETE FROM pull_checkpoint WHERE feed = ? AND resume IS NULL", arguments: [pull.feed])
+            } else {
+                try db.execute(sql: "DELETE FROM pull_checkpoint WHERE feed = ?", arguments: [pull.feed])
+            }
+            try beforeCommit?(pull.feed)
+            return summary
+        }
+    }
+
+    /// Drops what an unfinished pull of `feed` staged (invisible items, waiting updates and
+    /// validators) and its checkpoint.
+    static func discardStaged(feed: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM item WHERE feed = ? AND staged = 1", arguments: [feed])
+        try db.execute(sql: "DELETE FROM staged_update WHERE feed = ?", arguments: [feed])
+        try db.execute(sql: "DELETE FROM staged_cache WHERE feed = ?", arguments: [feed])
+        try db.execute(sql: "DELETE FROM pull_checkpoint WHERE feed = ?", arguments: [feed])
+    }
+
+    /// The checkpoint of `feed`, if a pull of it is unfinished: where it resumes and who holds it.
+    public func checkpoint(feed: String) throws -> (resume: ResumePoint?, owner: PullOwner?, pages: Int)? {
+        try reading("read the checkpoint of feed '\(feed)'") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM pull_checkpoint WHERE feed = ?", arguments: [feed])
+            else { return nil }
+            let resume = try row.decode(String?.self, forColumn: "resume").flatMap {
+                try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8))
+            }
+            let owner = try row.decode(String?.self, forColumn: "owner").flatMap(PullOwner.init)
+            return (resume, owner, try row.decode(Int.self, forColumn: "pages"))
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import FeedCore
+import FeedStore
+import FeedaggKit
+import FeedaggTesting
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// GitHub's primary rate limit on page `page`: 403, remaining 0, reset an hour away.
+private func rateLimited(reset: Int) -> LoopbackResponse {
+    LoopbackResponse(
+        status: 403,
+        headers: [
+            ("Content-Type", "application/json"), ("X-RateLimit-Limit", "60"), ("X-RateLimit-Remaining", "0"),
+            ("X-RateLimit-Reset", String(reset)),
+        ],
+        text: #"{"message":"API rate limit exceeded for 127.0.0.1."}"#)
+}
+
+private func pages(_ api: VersionedAPI, _ path: String) -> [String] {
+    api.requests.filter { $0.path == path }.map { VersionedAPI.query($0)["page"] ?? "1" }
+}
+
+@Suite("Resume: a pull stopped by a rate limit or a crash continues from the page where it stopped")
+struct ResumeTests {
+    @Test("rate limited on page 3 of 5: the 20 items before are saved; the next pull asks for pages 3–5 only")
+    func resumeAfterRateLimit() async throws {
+        let (api, server, folder) = try await scene([
+            "/orgs/big/repos": VersionedAPI.records(1...50),
+            "/orgs/small/repos": VersionedAPI.records(101...105),
+        ])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml",
+            "settings:\n  rate_limit_wait: 1\n"
+                + feedsYAML(
+                    reposFeed("big", org: "big", base: server.baseURL, perPage: 10),
+                    reposFeed("small", org: "small", base: server.baseURL)))
+        // A first, complete pull stores every item.
+        let first = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(first.status == 0, "\(first.summary)")
+        let before = try showAll(config, db: db)
+        #expect(before.count == 55)
+
+        // Every repository changes; page 3 of `big` is rate limited for an hour.
+        api.edit("/orgs/big/repos") { records in
+            for index in records.indices { records[index].name += "-v2" }
+        }
+        let reset = Int(Date().timeIntervalSince1970) + 3600
+        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: reset))
+        api.resetLog()
+        let limited = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(limited.status == 3, "partial failure: \(limited.summary)")
+        let until = ISO8601.string(from: Date(timeIntervalSince1970: Double(reset)))
+        let host = server.baseURL.replacingOccurrences(of: "http://", with: "")
+        #expect(
+            limited.stderr.split(separator: "\n").map(String.init) == [
+                "✗ feed 'big': GET \(server.baseURL)/orgs/big/repos?per_page=10&page=3 (page 3): rate limited by \(host) "
+                    + "until \(until), longer than feedagg waits (rate_limit_wait = 1 s): pull again after that time "
+                    + "(the 20 items fetched before the failure are saved)"
+            ], "\(limited.summary)")
+        // Page 1, then pages 2…5 fanned out; the rate limit stops the host, so pages 4–5 may or may
+        // not have been sent before the 403 arrived, but page 3 was asked once and never again.
+        let asked = pages(api, "/orgs/big/repos")
+        #expect(asked.filter { $0 == "3" }.count == 1, "\(asked)")
+        #expect(asked.first == "1")
+        // Nothing stored is lost: 55 items, pages 1–2 of `big` already in their new version.
+        let during = try showAll(config, db: db)
+        #expect(during.count == 55)
+        #expect(during.filter { $0.item.title.hasSuffix("-v2") }.count == 20)
+
+        // The limit is over: the next pull of `big` starts at page 3.
+        api.fault("/orgs/big/repos", page: 3, nil)
+        api.resetLog()
+        let resumed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path])
+        #expect(resumed.status == 0, "\(resumed.summary)")
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["3", "4", "5"])
+        #expect(
+            resumed.stderr.contains(
+                "✓ big (github.repos): 30 items (0 new, 30 updated), 3 pages, 3 requests"),
+            "\(resumed.summary)")
+        #expect(resumed.stderr.contains("resumed at page 3, where the last pull stopped"), "\(resumed.summary)")
+        let after = try showAll(config, db: db)
+        #expect(after.count == 55)
+        #expect(after.filter { $0.feed == "big" }.allSatisfy { $0.item.title.hasSuffix("-v2") })
+        // Complete across the two pulls: nothing is marked missing, and the feed is settled.
+        let store = try FeedStore.open(path: db.path)
+        let summary = try #require(try store.feedSummaries().first { $0.name == "big" })
+        #expect(summary.missingCount == 0)
+        #expect(summary.lastError == nil)
+        #expect(summary.pageCount == 5)
+        #expect(try store.checkpoint(feed: "big") == nil)
+        try store.close()
+
+        // And the pull after that is the usual incremental one: page 1 unchanged → one request.
+        api.resetLog()
+        let settled = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(settled.status == 0)
+        #expect(pages(api, "/orgs/big/repos") == ["1"])
+        try await server.shutdown()
+    }
+
+    @Test("a pagination contradiction is not resumed: the next pull starts again at page 1")
+    func inconsistencyRestarts() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...30)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        // Page 2 comes back empty although page 1 announced 3 pages.
+        api.fault(
+            "/orgs/big/repos", page: 2,
+            LoopbackResponse(status: 200, headers: [("Content-Type", "application/json")], text: "[]"))
+        let broken = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(broken.status == 4, "\(broken.summary)")
+        #expect(broken.stderr.contains("inconsistent pagination: page 2 is empty, but page 1 announced 3 pages"))
+        let store = try FeedStore.open(path: db.path)
+        #expect(try store.checkpoint(feed: "big") == nil)
+        try store.close()
+        #expect(try showAll(config, db: db).count == 10, "page 1's items are kept")
+
+        api.fault("/orgs/big/repos", page: 2, nil)
+        api.resetLog()
+        let again = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(again.status == 0, "\(again.summary)")
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3"])
+        #expect(try showAll(config, db: db).count == 30)
+        try await server.shutdown()
+    }
+
+    @Test("--full never resumes: it discards the checkpoint and walks from page 1")
+    func fullRestarts() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...30)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml", "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: Int(Date().timeIntervalSince1970) + 3600))
+        let limited = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(limited.status == 4, "\(limited.summary)")
+        api.fault("/orgs/big/repos", page: 3, nil)
+        api.resetLog()
+        let full = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q", "--full"])
+        #expect(full.status == 0, "\(full.summary)")
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3"])
+        #expect(try showAll(config, db: db).count == 30)
+        try await server.shutdown()
+    }
+
+    @Test("a checkpoint whose feed changed (another org, another page size) is discarded, with what it staged")
+    func changedFeedRestarts() async throws {
+        let (api, server, folder) = try await scene([
+            "/orgs/big/repos": VersionedAPI.records(1...30),
+            "/orgs/other/repos": VersionedAPI.records(201...215),
+        ])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml", "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: Int(Date().timeIntervalSince1970) + 3600))
+        _ = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        // The feed now reads another org: the stored checkpoint does not apply.
+        _ = try folder.write(
+            "feeds.yaml", "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "other", base: server.baseURL)))
+        api.resetLog()
+        let pulled = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(pulled.status == 0, "\(pulled.summary)")
+        #expect(pages(api, "/orgs/other/repos").sorted() == ["1", "2"])
+        #expect(api.requests.allSatisfy { $0.path == "/orgs/other/repos" })
+        try await server.shutdown()
+    }
+}
+
+@Suite("Speculation: a remembered page count fetches the first pages before page 1 answers")
+struct SpeculationTests {
+    @Test("--full with 5 remembered pages: pages 2–5 are asked at once; the items equal a plain walk's")
+    func speculatesRememberedPages() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...50)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        let first = try await pull(config, db: db)
+        #expect(first.results[0].speculativePages == 0, "nothing remembered yet")
+        let plain = try showAll(config, db: db).map(\.item.id)
+
+        api.resetLog()
+        let full = try await pull(config, db: db, refresh: .full)
+        #expect(full.exitStatus == .success)
+        #expect(full.results[0].speculativePages == 4)
+        #expect(full.results[0].requests == 5)
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3", "4", "5"])
+        #expect(full.results[0].items.map(\.id) == first.results[0].items.map(\.id))
+        #expect(try showAll(config, db: db).map(\.item.id) == plain)
+        try await server.shutdown()
+    }
+
+    @Test("the feed shrank (5 → 3 pages): the extra speculative pages are dropped, not errors; it grew (→ 7): the rest is fetched")
+    func speculationAdaptsToTheRealCount() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...50)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        _ = try await pull(config, db: db)
+
+        api.set("/orgs/big/repos", VersionedAPI.records(1...30))
+        let shrunk = try await pull(config, db: db, refresh: .full)
+        #expect(shrunk.exitStatus == .success, "\(shrunk.results.map { $0.error?.description ?? "ok" })")
+        #expect(shrunk.results[0].items.map(\.id) == (1...30).map { "github.repos:\($0)" })
+        #expect(shrunk.results[0].pages == 3)
+
+        api.set("/orgs/big/repos", VersionedAPI.records(1...70))
+        api.resetLog()
+        let grown = try await pull(config, db: db, refresh: .full)
+        #expect(grown.exitStatus == .success, "\(grown.results.map { $0.error?.description ?? "ok" })")
+        #expect(grown.results[0].items.map(\.id) == (1...70).map { "github.repos:\($0)" })
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3", "4", "5", "6", "7"])
+        try await server.shutdown()
+    }
+}
+
+@Suite("A 304 updates the stored header fields")
+struct NotModifiedLinksTests {
+    @Test("page 1 unchanged but rel=\"last\" moved (items added at the end): the pull walks on; the next one is 1 request")
+    func newLastPageIsWalked() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...30)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write("feeds.yaml", feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
+        _ = try await pull(config, db: db)
+        api.edit("/orgs/big/repos") { $0 += VersionedAPI.records(31...45) }
+        api.resetLog()
+        let grown = try await pull(config, db: db)
+        #expect(grown.exitStatus == .success)
+        #expect(grown.results[0].unchanged == false)
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3", "4", "5"])
+        #expect(try showAll(config, db: db).count == 45)
+
+        api.resetLog()
+        let settled = try await pull(config, db: db)
+        #expect(settled.results[0].unchanged)
+        #expect(pages(api, "/orgs/big/repos") == ["1"])
+        try await server.shutdown()
+    }
+}
