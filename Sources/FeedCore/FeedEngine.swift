@@ -232,7 +232,7 @@ public struct FeedEngine: Sendable {
     /// incremental pull whose last pull succeeded): then it comes back as ``Fetched/notModified``.
     func fetch(
         _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false,
-        conditional: Bool = true
+        conditional: Bool = true, keepBody: Bool = true
     ) async -> Result<Fetched, FeedError> {
         var request = request(for: url, feed: feed)
         let key = Redaction.redact(url)
@@ -329,7 +329,8 @@ public struct FeedEngine: Sendable {
                 // (items pruned since) is asked for again without validators.
                 guard let page = rebuild() else {
                     budget.resent()
-                    return await fetch(url, number: number, feed: feed, budget: budget, conditional: false)
+                    return await fetch(
+                        url, number: number, feed: feed, budget: budget, conditional: false, keepBody: keepBody)
                 }
                 storedPage = page
                 response = HTTPResponse(status: 200, headers: cached.headers, body: Data(), url: response.url, fromCache: true)
@@ -364,8 +365,10 @@ public struct FeedEngine: Sendable {
             if remembered == nil, etag != nil || lastModified != nil {
                 var headers = HTTPHeaders()
                 for field in response.headers where field.name.lowercased() == "link" { headers.add(field.name, field.value) }
+                // A page sink keeps the decoded page, not the body: do not hold it until the page is saved.
                 remembered = CachedResponse(
-                    key: memoryKey, etag: etag, lastModified: lastModified, headers: headers, body: response.body)
+                    key: memoryKey, etag: etag, lastModified: lastModified, headers: headers,
+                    body: keepBody ? response.body : Data())
             }
             return .success(.page(decoded, outcome, remembered))
         } catch let error as PageDecodeError {
@@ -678,6 +681,7 @@ private struct Walk {
         let base = pageBase + pages
         let budget = self.budget
         let prefetched = self.prefetched
+        let keepBody = sink == nil
         // Pages fetched ahead of the oldest one not yet accepted; bounds the memory a slow page costs.
         let window = max(engine.pageConcurrency * 2, 2)
         return await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group -> PageOutcome? in
@@ -696,7 +700,9 @@ private struct Walk {
                         group.addTask { (index, await early.value) }
                     } else {
                         self.requests += 1
-                        group.addTask { (index, await engine.fetch(url, number: number, feed: feed, budget: budget)) }
+                        group.addTask {
+                            (index, await engine.fetch(url, number: number, feed: feed, budget: budget, keepBody: keepBody))
+                        }
                     }
                     next += 1
                     inFlight += 1
@@ -743,7 +749,10 @@ private struct Walk {
         let budget = self.budget
         for (offset, url) in urls.enumerated() {
             let number = offset + 2
-            prefetched[number] = Task { await engine.fetch(url, number: number, feed: feed, budget: budget) }
+            let keepBody = sink == nil
+            prefetched[number] = Task {
+                await engine.fetch(url, number: number, feed: feed, budget: budget, keepBody: keepBody)
+            }
         }
         speculated = urls.count
         requests += urls.count
@@ -759,7 +768,8 @@ private struct Walk {
         -> Result<Fetched, FeedError>
     {
         let result = await engine.fetch(
-            url, number: number, feed: feed, budget: budget, notModifiedEndsFeed: notModifiedEndsFeed)
+            url, number: number, feed: feed, budget: budget, notModifiedEndsFeed: notModifiedEndsFeed,
+            keepBody: sink == nil)
         if case .failure(let failure) = result { error = failure }
         return result
     }

@@ -1,3 +1,4 @@
+import CurlHTTP
 import FeedCore
 import FeedStore
 import FeedaggKit
@@ -240,6 +241,108 @@ struct NotModifiedLinksTests {
         let settled = try await pull(config, db: db)
         #expect(settled.results[0].unchanged)
         #expect(pages(api, "/orgs/big/repos") == ["1"])
+        try await server.shutdown()
+    }
+}
+
+/// A sink that records, for every page it gets, how many requests the server had seen by then.
+private final class RecordingSink: PageSink, Sendable {
+    let list: FlakyList
+    let log = Mutex<[(page: Int, requestsSeen: Int, items: [String])]>([])
+
+    init(list: FlakyList) { self.list = list }
+
+    func accept(_ page: AcceptedPage, of feed: Feed) async throws {
+        let seen = list.totalRequests
+        log.withLock { $0.append((page.number, seen, page.items.map(\.id))) }
+    }
+}
+
+@Suite("Streaming: pages reach the sink in order while later ones are still being fetched")
+struct StreamingTests {
+    @Test("200 pages, page_concurrency 4: each page is handed over in order with at most 2 × 4 pages fetched ahead")
+    func boundedLookahead() async throws {
+        let list = FlakyList(pages: 200) { _, _ in nil }
+        let base = Mutex("")
+        let server = try await LoopbackHTTPServer.start { request in list.handle(request, base: base.withLock { $0 }) }
+        base.withLock { $0 = server.baseURL }
+        let url = try #require(URL(string: "\(server.baseURL)/list"))
+        let feed = Feed(
+            source: RecordedListSource(firstPageURL: url), context: FeedContext(name: "long", baseURL: url, pageSize: 3))
+        let client = CurlClient()
+        defer { client.shutdown() }
+        let sink = RecordingSink(list: list)
+        let result = await FeedEngine(transport: client, pageConcurrency: 4).pull(feed, sink: sink)
+        try await server.shutdown()
+
+        #expect(result.error == nil)
+        #expect(result.items.isEmpty, "with a sink the result holds no items")
+        #expect(result.itemCount == 600)
+        let log = sink.log.withLock { $0 }
+        #expect(log.map(\.page) == Array(1...200))
+        #expect(log.flatMap(\.items) == (1...200).flatMap { page in (1...3).map { "test.list:\(page * 100 + $0)" } })
+        // When page n is handed over, no more than n + 8 pages (the look-ahead window) were asked for.
+        for entry in log {
+            #expect(entry.requestsSeen <= entry.page + 8, "page \(entry.page): \(entry.requestsSeen) requests seen")
+        }
+        #expect(list.totalRequests == 200)
+    }
+}
+
+@Suite("Fan-out under concurrency", .enabled(if: BenchServer.isAvailable, benchServerMissing))
+struct FanOutConcurrencyTests {
+    @Test("five orgs pulled at once (W1's shape) never exceed max_connections_per_host", arguments: [3, 16])
+    func perHostLimitAcrossFeeds(_ perHost: Int) async throws {
+        let orgs = (1...5).map { BenchServer.Organization("org\($0)", repos: 300) }
+        try await withBenchServer(.init(orgs: orgs, latencyMilliseconds: 20)) { server in
+            let feeds = (1...5).map {
+                "  - name: org\($0)\n    source: github.repos\n    org: org\($0)\n    per_page: 30\n    base_url: \(server.baseURL.absoluteString)"
+            }
+            let report = try await pullQuietly(
+                "settings:\n  max_connections_per_host: \(perHost)\nfeeds:\n" + feeds.joined(separator: "\n"))
+            #expect(report.exitStatus == .success)
+            #expect(report.results.map(\.itemCount) == [300, 300, 300, 300, 300])
+            let stats = try await server.stats()
+            #expect(stats.requests == 50)
+            #expect(stats.maxInFlight <= perHost, "max_in_flight \(stats.maxInFlight) > \(perHost)")
+            #expect(stats.maxInFlight > 1, "nothing ran concurrently")
+        }
+    }
+}
+
+@Suite("A page failing mid fan-out")
+struct FanOutFailureTests {
+    @Test("page 5 of 10 answers 404: pages 1–4 are kept, 6–10 are not, the other feed completes, the next pull resumes at page 5")
+    func failingPageFailsTheFeedCleanly() async throws {
+        let (api, server, folder) = try await scene([
+            "/orgs/big/repos": VersionedAPI.records(1...100),
+            "/orgs/small/repos": VersionedAPI.records(201...205),
+        ])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml",
+            feedsYAML(reposFeed("big", org: "big", base: server.baseURL), reposFeed("small", org: "small", base: server.baseURL)))
+        api.fault(
+            "/orgs/big/repos", page: 5,
+            LoopbackResponse(status: 404, headers: [("Content-Type", "application/json")], text: #"{"message":"Not Found"}"#))
+        let failed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(failed.status == 3, "\(failed.summary)")
+        #expect(
+            failed.stderr == "✗ feed 'big': GET \(server.baseURL)/orgs/big/repos?per_page=10&page=5 (page 5): "
+                + "HTTP 404 Not Found: Not Found (the 40 items fetched before the failure are saved)\n",
+            "\(failed.summary)")
+        let big = try showAll(config, db: db, feeds: ["big"]).map(\.item.id)
+        #expect(Set(big) == Set((1...40).map { "github.repos:\($0)" }))
+        #expect(try showAll(config, db: db, feeds: ["small"]).count == 5)
+        #expect(pages(api, "/orgs/big/repos").filter { $0 == "5" }.count == 1, "a 404 is not retried")
+
+        api.fault("/orgs/big/repos", page: 5, nil)
+        api.resetLog()
+        let resumed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(resumed.status == 0, "\(resumed.summary)")
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["10", "5", "6", "7", "8", "9"])
+        #expect(try showAll(config, db: db, feeds: ["big"]).count == 100)
         try await server.shutdown()
     }
 }
