@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 import GRDB
 
@@ -11,7 +12,8 @@ extension FeedStore {
                     SELECT feed.*,
                         (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0) AS item_count,
                         (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0 AND missing_since IS NOT NULL)
-                            AS missing_count
+                            AS missing_count,
+                        (SELECT resume FROM pull_checkpoint WHERE pull_checkpoint.feed = feed.name) AS resume
                     FROM feed ORDER BY name
                     """
             ).map { row in
@@ -28,7 +30,10 @@ extension FeedStore {
                     lastPages: try row.decode(Int?.self, forColumn: "last_pages"),
                     lastRequests: try row.decode(Int?.self, forColumn: "last_requests"),
                     lastItems: try row.decode(Int?.self, forColumn: "last_items"),
-                    pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+                    pageCount: try row.decode(Int?.self, forColumn: "page_count"),
+                    resumesAtPage: try row.decode(String?.self, forColumn: "resume").flatMap {
+                        try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8)).nextPage
+                    })
             }
         }
     }

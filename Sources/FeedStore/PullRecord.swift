@@ -164,4 +164,6 @@ public struct FeedSummary: Sendable, Hashable {
     public var lastItems: Int?
     /// Pages of the last successful pull.
     public var pageCount: Int?
+    /// The page an interrupted pull continues from on the next `pull`, if one is saved.
+    public var resumesAtPage: Int? = nil
 }

@@ -416,11 +416,22 @@ public struct Aggregator: Sendable {
         }
         if let error = result.error {
             let kept = (try? commit.get()).map { $0.inserted + $0.updated + $0.unchanged } ?? 0
-            console.error("✗ \(error)" + (kept > 0 ? " (the \(kept) items fetched before the failure are saved)" : ""))
+            var remarks: [String] = []
+            if kept > 0 { remarks.append("the \(kept) items fetched before the failure are saved") }
+            if let page = resumePage(of: result) { remarks.append("the next pull resumes at page \(page)") }
+            console.error("✗ \(error)" + (remarks.isEmpty ? "" : " (" + remarks.joined(separator: "; ") + ")"))
         } else if !quiet {
             console.error(summary(result, commit: try? commit.get(), saveTime: saveTime))
         }
         if !quiet { for note in result.notes { console.error("  note: feed '\(result.feed)': \(note)") } }
+    }
+
+    /// The page the next pull of a failed feed starts at, when it resumes rather than starting over:
+    /// the failure is worth resuming and the walk got past page 1 (or was itself resumed).
+    static func resumePage(of result: FeedResult) -> Int? {
+        guard let error = result.error, error.reason.isResumable, result.pages > 0 || result.resumedAtPage != nil
+        else { return nil }
+        return (result.resumedAtPage ?? 1) + result.pages
     }
 
     static func origin(of url: URL) -> String {

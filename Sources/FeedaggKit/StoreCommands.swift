@@ -140,7 +140,8 @@ public enum FeedStatusRenderer {
                     name, status.source, stored.map { String($0.itemCount) } ?? "-",
                     stored?.lastSuccessAt.map { "\(timestamp($0)) (\(age($0, now: now)))" } ?? "never",
                     stored?.lastPages.map(String.init) ?? "-", stored?.lastRequests.map(String.init) ?? "-",
-                    stored?.lastError ?? "-",
+                    (stored?.lastError ?? "-")
+                        + (stored?.resumesAtPage.map { " (the next pull resumes at page \($0))" } ?? ""),
                 ])
             }
             let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -161,6 +162,7 @@ public enum FeedStatusRenderer {
             ("last_attempt_at", .optionalString(stored?.lastAttemptAt.map(ISO8601.string(from:)))),
             ("last_error", .optionalString(stored?.lastError)),
             ("last_pages", int(stored?.lastPages)), ("last_requests", int(stored?.lastRequests)),
+            ("resumes_at_page", int(stored?.resumesAtPage)),
         ])
     }
 

@@ -60,7 +60,7 @@ struct ResumeTests {
             limited.stderr.split(separator: "\n").map(String.init) == [
                 "✗ feed 'big': GET \(server.baseURL)/orgs/big/repos?per_page=10&page=3 (page 3): rate limited by \(host) "
                     + "until \(until), longer than feedagg waits (rate_limit_wait = 1 s): pull again after that time "
-                    + "(the 20 items fetched before the failure are saved)"
+                    + "(the 20 items fetched before the failure are saved; the next pull resumes at page 3)"
             ], "\(limited.summary)")
         // Page 1, then pages 2…5 fanned out; the rate limit stops the host, so pages 4–5 may or may
         // not have been sent before the 403 arrived, but page 3 was asked once and never again.
@@ -71,6 +71,12 @@ struct ResumeTests {
         let during = try showAll(config, db: db)
         #expect(during.count == 55)
         #expect(during.filter { $0.item.title.hasSuffix("-v2") }.count == 20)
+        let feeds = try await TestBinary.runFeedagg(
+            ["feeds", "--config", config.path, "--db", db.path, "--format", "json"])
+        let listed = try #require(
+            (try JSONSerialization.jsonObject(with: feeds.standardOutput) as? [String: Any])?["feeds"] as? [[String: Any]])
+        #expect(listed.first { $0["name"] as? String == "big" }?["resumes_at_page"] as? Int == 3, "\(feeds.summary)")
+        #expect(listed.first { $0["name"] as? String == "small" }?["resumes_at_page"] is NSNull)
 
         // The limit is over: the next pull of `big` starts at page 3.
         api.fault("/orgs/big/repos", page: 3, nil)
@@ -330,7 +336,8 @@ struct FanOutFailureTests {
         #expect(failed.status == 3, "\(failed.summary)")
         #expect(
             failed.stderr == "✗ feed 'big': GET \(server.baseURL)/orgs/big/repos?per_page=10&page=5 (page 5): "
-                + "HTTP 404 Not Found: Not Found (the 40 items fetched before the failure are saved)\n",
+                + "HTTP 404 Not Found: Not Found (the 40 items fetched before the failure are saved; "
+                + "the next pull resumes at page 5)\n",
             "\(failed.summary)")
         let big = try showAll(config, db: db, feeds: ["big"]).map(\.item.id)
         #expect(Set(big) == Set((1...40).map { "github.repos:\($0)" }))
