@@ -536,6 +536,8 @@ private struct Walk {
             return false
         }
         visited.insert(outcome.url.absoluteString)
+        // A resumed walk checks its pages against the first one it fetched.
+        if self.first == nil { self.first = outcome }
         if let sink {
             let page = AcceptedPage(
                 number: outcome.number, items: decoded.items, totals: decoded.totals, nextCursor: decoded.nextCursor,

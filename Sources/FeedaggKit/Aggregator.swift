@@ -320,7 +320,7 @@ public struct Aggregator: Sendable {
             report(result, commit: .failure(failure), saveTime: .zero, quiet: quiet, on: console)
             return (result, .failure(failure))
         }
-        let ticket: PullTicket
+        var ticket: PullTicket
         var resume: ResumePoint?
         switch start {
         case .busy(let owner):
@@ -341,12 +341,15 @@ public struct Aggregator: Sendable {
             resume = restoringSecrets(point, from: feed.source.firstPageURL)
             if resume == nil {
                 // A secret the stored URLs need is gone from the configuration: start over.
-                _ = try? await offPool {
+                if case .fresh(let restarted)? = try? await offPool({
                     try store.beginPull(feed: feed.name, source: feed.source.typeName, fingerprint: fingerprint, restart: true)
+                }) {
+                    ticket = restarted
                 }
             }
         }
-        let sink = StorePageSink(store: store, ticket: ticket, retain: retain)
+        let claim = ticket
+        let sink = StorePageSink(store: store, ticket: claim, retain: retain)
         var result = await engine.pull(feed, resumingAt: resume, sink: sink)
         let tally = sink.tally.value
         if retain { result.items = tally.items }
@@ -356,7 +359,7 @@ public struct Aggregator: Sendable {
         do {
             let record = FeedPull(result)
             var summary = try await offPool {
-                try store.finishPull(record, ticket: ticket, keepResume: keepResume)
+                try store.finishPull(record, ticket: claim, keepResume: keepResume)
             }
             summary.inserted = tally.summary.inserted
             summary.updated = tally.summary.updated

@@ -353,3 +353,66 @@ struct FanOutFailureTests {
         try await server.shutdown()
     }
 }
+
+@Suite("Resume keeps secrets out of the store")
+struct ResumeSecretTests {
+    @Test("a 500px feed (consumer_key in the query) resumes at page 3 with the key restored from the config, never stored")
+    func consumerKeyIsRestoredNotStored() async throws {
+        let key = "sekret-consumer-key-4711"
+        let limited = Mutex(true)
+        let seen = Mutex<[String]>([])
+        let server = try await LoopbackHTTPServer.start { request in
+            let query = VersionedAPI.query(request)
+            let page = Int(query["page"] ?? "1") ?? 1
+            seen.withLock { $0.append("\(page):\(query["consumer_key"] ?? "-")") }
+            if page == 3, limited.withLock({ $0 }) {
+                return LoopbackResponse(
+                    status: 429, headers: [("Content-Type", "application/json"), ("Retry-After", "3600")],
+                    text: #"{"error":"Too Many Requests"}"#)
+            }
+            let photos = (1...10).map { index in
+                #"{"id":\#(page * 100 + index),"name":"p\#(page)-\#(index)","created_at":"2024-03-01T00:00:00Z"}"#
+            }
+            return LoopbackResponse(
+                headers: [("Content-Type", "application/json")],
+                text: #"{"current_page":\#(page),"total_pages":4,"total_items":40,"photos":[\#(photos.joined(separator: ","))]}"#)
+        }
+        let folder = try TemporaryFolder("feedagg-resume-secret")
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml",
+            """
+            settings:
+              rate_limit_wait: 1
+            feeds:
+              - name: shots
+                source: photos.500px
+                feature: editors
+                per_page: 10
+                consumer_key: ${PX_KEY}
+                base_url: \(server.baseURL)
+            """)
+        var environment = TestBinary.cleanEnvironment
+        environment["PX_KEY"] = key
+        let first = try await TestBinary.runFeedagg(
+            ["pull", "--config", config.path, "--db", db.path, "-q"], environment: environment)
+        #expect(first.status == 4, "\(first.summary)")
+        #expect(first.stderr.contains("(the 20 items fetched before the failure are saved; the next pull resumes at page 3)"))
+        #expect(!first.stderr.contains(key))
+        // The key is in no file of the store (the resume URLs keep it redacted).
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.url.path) where name.hasPrefix("s.sqlite") {
+            let bytes = try Data(contentsOf: folder.url.appendingPathComponent(name))
+            #expect(bytes.range(of: Data(key.utf8)) == nil, "\(name) holds the consumer key")
+        }
+
+        limited.withLock { $0 = false }
+        seen.withLock { $0 = [] }
+        let resumed = try await TestBinary.runFeedagg(
+            ["pull", "--config", config.path, "--db", db.path, "-q"], environment: environment)
+        #expect(resumed.status == 0, "\(resumed.summary)")
+        #expect(seen.withLock { $0 }.sorted() == ["3:\(key)", "4:\(key)"])
+        #expect(try showAll(config, db: db).count == 40)
+        try await server.shutdown()
+    }
+}
