@@ -72,8 +72,8 @@ extension FeedStore {
                 """,
             arguments: [
                 "now": now, "error": pull.error, "pages": pull.stats.pages, "requests": pull.stats.requests,
-                "items": pull.items.count, "succeeded": succeeded, "feed": pull.feed,
-                "pageCount": succeeded ? pull.pageCount : nil,
+                "items": pull.items.count, "succeeded": succeeded && !pull.limited, "feed": pull.feed,
+                "pageCount": succeeded && !pull.limited ? pull.pageCount : nil,
             ])
         let pullNumber = try Int64.fetchOne(db, sql: "SELECT pulls FROM feed WHERE name = ?", arguments: [pull.feed]) ?? 0
         var nextPosition =
