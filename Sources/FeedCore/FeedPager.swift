@@ -9,7 +9,7 @@ public import Foundation
 /// an empty page while more are announced or linked and a page contradicting page 1 stop it with an
 /// inconsistency error, and `max_pages` stops it without an error, with a note.
 ///
-/// Unlike ``FeedEngine/pull(_:)``, it never fans out, never stops at stored pages and sends no
+/// Unlike a full pull (``FeedEngine``), it never fans out, never stops at stored pages and sends no
 /// `since` watermark: it reads from the newest page on, only as far as it is asked to.
 ///
 /// A pager is a value: copy it into the task that fetches, and keep the copy that comes back.

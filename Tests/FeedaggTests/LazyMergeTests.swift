@@ -134,18 +134,6 @@ final class Gate: Sendable {
     }
 }
 
-/// A seeded generator (SplitMix64), so the data sets are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // MARK: - Helpers
 
 /// Loads `yaml`'s feeds with the built-in registry.
@@ -208,7 +196,7 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
 /// Records for `feeds` date-ordered newest first, with ties inside and across feeds and items
 /// shared by several feeds (same URL and date): a seeded data set.
 private func interleavedRecords(seed: UInt64, feeds: [String], perFeed: Int) -> [String: [PagedFeedsAPI.Record]] {
-    var random = SeededGenerator(state: seed)
+    var random = SplitMix(state: seed)
     let shared = (0..<15).map { n in
         PagedFeedsAPI.Record(
             id: "shared\(n)", url: "https://example.com/shared/\(n)", updated: 1_700_000_000 - Int.random(in: 0..<400, using: &random) * 60)
@@ -242,7 +230,7 @@ struct LazyMergeTests {
         var records = interleavedRecords(seed: 7, feeds: names, perFeed: 60)
         // An unordered feed: records in a shuffled order, one of them the newest of all, one a
         // copy of an item of an earlier-declared feed.
-        var random = SeededGenerator(state: 99)
+        var random = SplitMix(state: 99)
         var loose = (0..<23).map { n in
             PagedFeedsAPI.Record(
                 id: "u-\(n)", url: "https://example.com/u/\(n)",
