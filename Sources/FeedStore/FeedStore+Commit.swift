@@ -36,7 +36,7 @@ extension FeedStore {
         let now = self.now().timeIntervalSince1970
         return try writing("commit feed '\(pull.feed)'") { db in
             try Self.ensureFeed(pull.feed, source: pull.source, in: db)
-            try Self.discardStaged(feed: pull.feed, in: db)
+            if try !Self.isClaimedByLiveProcess(pull.feed, in: db) { try Self.discardStaged(feed: pull.feed, in: db) }
             let number = try Self.nextPullNumber(of: pull.feed, in: db)
             var summary = try Self.writeItems(
                 pull.items, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false, in: db)
@@ -177,6 +177,8 @@ extension FeedStore {
         -> Int
     {
         let succeeded = pull.error == nil
+        // A limited pull (`pull --limit`) is not a successful pull of the feed: see ``FeedPull/limited``.
+        let settled = succeeded && !pull.limited
         try db.execute(
             sql: """
                 UPDATE feed SET pulls = pulls + 1, last_attempt_at = :now, last_error = :error,
@@ -187,8 +189,8 @@ extension FeedStore {
                 """,
             arguments: [
                 "now": now, "error": pull.error, "pages": pull.stats.pages, "requests": pull.stats.requests,
-                "items": pull.itemCount, "succeeded": succeeded, "feed": pull.feed,
-                "pageCount": succeeded ? pull.pageCount : nil,
+                "items": pull.itemCount, "succeeded": settled, "feed": pull.feed,
+                "pageCount": settled ? pull.pageCount : nil,
             ])
         try db.execute(sql: "UPDATE item SET staged = 0 WHERE feed = ? AND staged = 1", arguments: [pull.feed])
         let updates = try Row.fetchAll(db, sql: "SELECT * FROM staged_update WHERE feed = ?", arguments: [pull.feed])
@@ -217,7 +219,7 @@ extension FeedStore {
                 """,
             arguments: [pull.feed])
         try db.execute(sql: "DELETE FROM staged_cache WHERE feed = ?", arguments: [pull.feed])
-        guard succeeded && pull.complete else { return 0 }
+        guard settled && pull.complete else { return 0 }
         try db.execute(
             sql: "UPDATE item SET missing_since = ? WHERE feed = ? AND seen_pull < ? AND missing_since IS NULL",
             arguments: [now, pull.feed, startedPull])

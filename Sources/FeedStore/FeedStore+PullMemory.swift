@@ -4,21 +4,24 @@ import GRDB
 
 extension FeedStore {
     /// The incremental baseline of `feed`: its stored items' digests, newest `updated` date and page
-    /// count, or `nil` when its last pull failed (or it was never pulled, or it was pulled as another
-    /// source type), so that the next pull walks it in full and closes any gap a failure left.
+    /// count, or `nil` when its last pull failed or was limited (``FeedPull/limited``), or it was never
+    /// pulled, or it was pulled as another source type, so that the next pull walks it in full and
+    /// closes any gap a failure or a limited pull left. (A successful pull that is not limited sets
+    /// `last_success_at` to its `last_attempt_at`; a failed or limited one moves only the latter.)
     public func baseline(for feed: String, source: String) throws -> IncrementalBaseline? {
         try reading("read the stored state of feed '\(feed)'") { db in
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT source, page_count, last_success_at, last_error,
+                        SELECT source, page_count, last_success_at, last_attempt_at, last_error,
                             (SELECT MAX(updated) FROM item WHERE item.feed = feed.name AND staged = 0) AS newest
                         FROM feed WHERE name = ?
                         """,
                     arguments: [feed]),
                 try row.decode(String.self, forColumn: "source") == source,
-                try row.decode(Double?.self, forColumn: "last_success_at") != nil,
+                let lastSuccess = try row.decode(Double?.self, forColumn: "last_success_at"),
+                try row.decode(Double?.self, forColumn: "last_attempt_at") == lastSuccess,
                 try row.decode(String?.self, forColumn: "last_error") == nil
             else { return nil }
             var digests: [String: Int64] = [:]

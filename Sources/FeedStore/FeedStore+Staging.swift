@@ -190,6 +190,14 @@ extension FeedStore {
         }
     }
 
+    /// Whether another process that still runs holds the claim on `feed`.
+    static func isClaimedByLiveProcess(_ feed: String, in db: Database) throws -> Bool {
+        guard let text = try String.fetchOne(db, sql: "SELECT owner FROM pull_checkpoint WHERE feed = ?", arguments: [feed]),
+            let holder = PullOwner(text)
+        else { return false }
+        return holder != .current && holder.isAlive
+    }
+
     /// Drops what an unfinished pull of `feed` staged (invisible items, waiting updates and
     /// validators) and its checkpoint.
     static func discardStaged(feed: String, in db: Database) throws {

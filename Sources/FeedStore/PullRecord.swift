@@ -42,6 +42,13 @@ public struct FeedPull: Sendable {
     public var pageCount: Int?
     /// How many items the pull returned (``items`` is empty when they were staged page by page).
     public var itemCount: Int
+    /// The pull fetched only the newest pages on purpose (`pull --limit`). Its items are upserted and
+    /// its attempt, error and counters recorded, but it is not a successful pull of the feed:
+    /// `last_success_at` and the page count stay as they were, and the feed gets no incremental
+    /// baseline until a pull that is not limited succeeds (the items it skipped may have changed, so
+    /// the next pull walks every page instead of stopping at stored items, trusting a page-1 `304`
+    /// or sending a `since` watermark).
+    public var limited = false
 
     /// Creates a pull record.
     public init(

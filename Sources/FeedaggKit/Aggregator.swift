@@ -35,6 +35,8 @@ public struct PullReport: Sendable {
     public var page: StoredStreamPage
     /// The store the pull wrote (removed again when it was temporary).
     public var storePath: String
+    /// What a `--limit` pull found: the newest items and how each feed was walked (`nil` otherwise).
+    public var newest: NewestItems?
 
     /// Success, partial failure or total failure.
     public var exitStatus: ExitStatus {
@@ -97,6 +99,9 @@ public struct PullSettings: Sendable {
     /// Keep each result's items in the report (tests); by default they are dropped once committed,
     /// so memory is bounded by the feeds in flight, not by everything pulled.
     public var retainItems = false
+    /// `--limit N`: fetch only the pages needed to know the `N` newest items, store what was fetched
+    /// (as a limited pull), and print those items instead of a page of the stored stream.
+    public var limit: Int?
 
     /// Creates settings.
     public init(configPath: String, replayDirectory: String? = nil, verbose: Bool = false, quiet: Bool = false,
@@ -247,6 +252,11 @@ public struct Aggregator: Sendable {
             retry: RetryPolicy(
                 maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000))),
             rateLimit: RateLimitPolicy(maxWait: .milliseconds(Int(config.rateLimitWait * 1000))))
+        if let limit = settings.limit {
+            return try await pullNewest(
+                limit, feeds: feeds, declared: declared, engine: engine, store: store, settings: settings,
+                progress: progress)
+        }
         let selected = feeds
         let retain = settings.retainItems
         typealias Outcome = (index: Int, result: FeedResult, commit: Result<CommitSummary, StoreError>)

@@ -62,6 +62,10 @@ public final class BenchServer: Sendable {
         public var configFile: String?
         /// Any further arguments, passed as given.
         public var extraArguments: [String]
+        /// Run `Scripts/ghserver-sorted.py` around the server: every org's repositories listed by
+        /// `updated_at`, newest first, as GitHub lists them for `sort=updated` (ghserver.py itself
+        /// ignores `sort` and `direction`). Same data set otherwise.
+        public var reposSortedByUpdate = false
 
         /// Creates options; the defaults make a small, fast-starting server.
         public init(
@@ -143,11 +147,17 @@ public final class BenchServer: Sendable {
     public static func start(_ options: Options = Options(), timeout: Duration = .seconds(60)) async throws
         -> BenchServer
     {
-        try await start(arguments: options.arguments, timeout: timeout)
+        try await start(arguments: options.arguments, reposSortedByUpdate: options.reposSortedByUpdate, timeout: timeout)
     }
 
-    /// Starts a server with raw `arguments` (besides `--port 0 --port-file …`).
-    public static func start(arguments: [String], timeout: Duration = .seconds(60)) async throws -> BenchServer {
+    /// `Scripts/ghserver-sorted.py` (see ``Options/reposSortedByUpdate``).
+    public static var sortedWrapper: URL { RepositoryPaths.root.appendingPathComponent("Scripts/ghserver-sorted.py") }
+
+    /// Starts a server with raw `arguments` (besides `--port 0 --port-file …`), through
+    /// ``sortedWrapper`` when `reposSortedByUpdate`.
+    public static func start(
+        arguments: [String], reposSortedByUpdate: Bool = false, timeout: Duration = .seconds(60)
+    ) async throws -> BenchServer {
         guard RepositoryPaths.hasBenchServer else {
             throw BenchServerError("bench server not found at \(RepositoryPaths.benchServer.path)")
         }
@@ -159,8 +169,8 @@ public final class BenchServer: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments =
-            ["-u", RepositoryPaths.benchServer.path, "--port", "0", "--port-file", portFile.path] + arguments
+        let script = (reposSortedByUpdate ? [sortedWrapper.path] : []) + [RepositoryPaths.benchServer.path]
+        process.arguments = ["-u"] + script + ["--port", "0", "--port-file", portFile.path] + arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let errorPipe = Pipe()

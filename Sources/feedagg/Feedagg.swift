@@ -125,6 +125,26 @@ extension Feedagg {
         @Flag(name: .shortAndLong, help: "Print no per-feed summary (failures are still reported).")
         var quiet = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Fetch only the pages needed to know the N newest items, store them, and print those N items.",
+                discussion: """
+                    Date-ordered feeds (e.g. github.repos with sort: updated) are read page by page and \
+                    stop as soon as the newest N items across all feeds are certain; feeds that are not \
+                    date-ordered are fetched in full. Undated items come after every dated one. The next \
+                    pull without --limit walks every page of each feed.
+                    """,
+                valueName: "n"))
+        var limit: Int?
+
+        func validate() throws {
+            guard let limit else { return }
+            guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000") }
+            if full { throw ValidationError("--limit reads only the newest pages: it cannot be combined with --full") }
+            if stream.page != 1 { throw ValidationError("--limit prints the newest items: it cannot be combined with --page") }
+            if recordTo != nil { throw ValidationError("--limit cannot be combined with --record-to (a recording holds whole feeds)") }
+        }
+
         func run() async throws {
             let console = Console()
             var settings = PullSettings(
@@ -135,8 +155,9 @@ extension Feedagg {
             settings.onlyFeeds = feeds
             settings.page = stream.page
             settings.perPage = stream.perPage
+            settings.limit = limit
             let report = try await Aggregator(console: console).pull(settings)
-            console.output(report.page.rendered(stream.format.output, width: terminalWidth()))
+            console.output(report.rendered(stream.format.output, width: terminalWidth()))
             throw ExitCode(report.exitStatus.rawValue)
         }
     }

@@ -10,8 +10,8 @@ import Testing
 // 200 pulls of 10 feeds against a server that fails 20% of requests at random (seeded): no crash,
 // no duplicate, no lost item, memory stable.
 
-/// A deterministic generator (SplitMix64), so a failing run can be replayed.
-private struct SplitMix: RandomNumberGenerator {
+/// A deterministic generator (SplitMix64), so a failing run can be replayed (also LazyMergeTests' data sets).
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
