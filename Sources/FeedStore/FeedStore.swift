@@ -98,7 +98,12 @@ public final class FeedStore: Sendable {
                     kind: .schemaTooNew, path: path, operation: "open",
                     detail: "migrations \(applied.sorted().joined(separator: ", "))")
             }
-            try migrator.migrate(pool)
+            do {
+                try migrator.migrate(pool)
+            } catch where (try? pool.read { try migrator.hasCompletedMigrations($0) }) == true {
+                // Another process applied the same migration between our check and our write (two
+                // feedagg processes opening an older store at once): the schema is what we need.
+            }
         } catch {
             throw StoreError.wrapping(error, path: path, operation: "migrate the schema")
         }
