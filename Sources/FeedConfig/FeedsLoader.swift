@@ -334,6 +334,7 @@ struct FeedsValidator {
         if let value = try seconds("rate_limit_wait", in: parameters) { settings.rateLimitWait = value }
         if let value = try seconds("connect_timeout", in: parameters) { settings.connectTimeout = value }
         if let value = try seconds("timeout", in: parameters) { settings.timeout = value }
+        if let value = try seconds("first_byte_timeout", in: parameters) { settings.firstByteTimeout = value }
         if let value = try parameters.string("user_agent"), let valueNode = parameters.value("user_agent") {
             guard !value.isEmpty else { throw ConfigError("'user_agent' must not be empty", at: valueNode.location) }
             guard !value.contains(where: \.isNewline) else {

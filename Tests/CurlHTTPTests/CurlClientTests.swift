@@ -126,8 +126,72 @@ struct CurlClientTests {
             let started = ContinuousClock.now
             let error = await transportError { try await client.send(get(server, "/slow")) }
             #expect(error?.kind == .timedOut)
+            #expect(error?.detail == "no response within 0.2 s (timeout)")
             #expect(ContinuousClock.now - started < .seconds(5))
         }
+    }
+
+    @Test("A server that accepts the request and never answers fails after firstByteTimeout, long before totalTimeout")
+    func firstByteTimeout() async throws {
+        var configuration = CurlClient.Configuration()
+        configuration.firstByteTimeout = .milliseconds(300)
+        configuration.totalTimeout = .seconds(60)
+        try await withClientAndServer(configuration) { _ in
+            LoopbackResponse(text: "late", delay: .seconds(60))
+        } _: { client, server in
+            let started = ContinuousClock.now
+            let error = await transportError { try await client.send(get(server, "/stall")) }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.detail == "no response within 0.3 s (first_byte_timeout)")
+            #expect(ContinuousClock.now - started < .seconds(30), "cut off by the first-byte limit, not the total")
+        }
+    }
+
+    @Test("firstByteTimeout does not cut a slow body whose head arrived at once")
+    func firstByteTimeoutSparesSlowBodies() async throws {
+        var configuration = CurlClient.Configuration()
+        configuration.firstByteTimeout = .milliseconds(200)
+        let body = Array(repeating: UInt8(ascii: "x"), count: 20)
+        try await withClientAndServer(configuration) { _ in
+            LoopbackResponse(body: body, fault: .trickle(bytesPerChunk: 1, interval: .milliseconds(50)))
+        } _: { client, server in
+            let response = try await client.send(get(server, "/slow-body"))
+            #expect(response.status == 200)
+            #expect(Array(response.body) == body)
+        }
+    }
+
+    @Test("A body trickling forever (fast enough for the low-speed limit) is cut off by totalTimeout")
+    func trickleForeverHitsTotalTimeout() async throws {
+        var configuration = CurlClient.Configuration()
+        configuration.totalTimeout = .seconds(1)
+        configuration.firstByteTimeout = .milliseconds(500)
+        try await withClientAndServer(configuration) { _ in
+            LoopbackResponse(
+                body: Array(repeating: UInt8(ascii: "x"), count: 1_000_000),
+                fault: .trickle(bytesPerChunk: 10, interval: .milliseconds(20)))
+        } _: { client, server in
+            let started = ContinuousClock.now
+            let error = await transportError { try await client.send(get(server, "/forever")) }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.detail == "no complete response within 1 s (timeout)")
+            #expect(ContinuousClock.now - started < .seconds(20))
+        }
+    }
+
+    @Test("A listener that never accepts (full backlog) fails after connectTimeout, naming it")
+    func connectTimeout() async throws {
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        var configuration = CurlClient.Configuration()
+        configuration.connectTimeout = .milliseconds(500)
+        configuration.firstByteTimeout = .seconds(30)
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/never"))
+        let error = await transportError { try await client.send(HTTPRequest(url: url)) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.detail == "could not connect within 0.5 s (connect_timeout)")
     }
 
     @Test("A trickling server is cut off by the low-speed limit")

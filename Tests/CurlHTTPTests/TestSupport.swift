@@ -5,6 +5,10 @@ import LoopbackServer
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Starts a loopback server and a client, runs `body`, then shuts both down.
 func withClientAndServer(
     _ configuration: CurlClient.Configuration = CurlClient.Configuration(),
@@ -72,4 +76,45 @@ final class Recorder<Value: Sendable>: Sendable {
     private let storage = Mutex<[Value]>([])
     func record(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts, its one-slot backlog already taken by a
+/// connection of its own: the kernel drops further SYNs, so a client's connect hangs.
+final class FullBacklogListener {
+    let port: Int
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        descriptors.append(listener)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0)
+        try #require(listen(listener, 0) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        // Fill the accept queue (backlog 0 holds one connection on Linux).
+        for _ in 0..<2 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            try #require(filler >= 0)
+            descriptors.append(filler)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+    }
+
+    func close() {
+        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        descriptors = []
+    }
 }
