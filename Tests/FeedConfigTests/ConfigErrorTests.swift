@@ -235,7 +235,7 @@ struct ConfigErrorTests {
                       orgg: facebook
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "parameter of another source type",
@@ -250,7 +250,7 @@ struct ConfigErrorTests {
                       feature: editors
                       ^
                   note: 'feature' is a parameter of photos.500px
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "unknown top-level key",
@@ -447,7 +447,7 @@ struct ConfigErrorTests {
                     tokn: ${GITHUB_TOKEN}
                     ^
                   help: did you mean 'token'?
-                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, feature, max_pages, org, per_page, since, token, type, user
+                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, consumer_key_file, feature, max_pages, org, per_page, since, token, token_file, type, user
                 """),
         BadConfig(
             name: "name in defaults",

@@ -477,6 +477,64 @@ struct FailureModeTests {
         }
     }
 
+    @Test("token_file: the token of a 0600 file goes to its origin (github.repos and source: http), never printed; a 0644 file stops the run before any request")
+    func tokenFromFile() async throws {
+        let token = "ghp_SENTINEL_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
+        let server = try await FaultServer.start()
+        let folder = try TemporaryFolder("feedagg-token-file")
+        do {
+            server.serve("/orgs/acme/repos", .repos(ids: 1...2))
+            server.serve("/api/items", .repos(ids: 11...12))
+            let secretFile = try folder.write("gh-token", token + "\n")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
+            let config = try folder.write(
+                "feeds.yaml",
+                """
+                feeds:
+                  - name: repos
+                    source: github.repos
+                    org: acme
+                    base_url: \(server.baseURL)
+                    token_file: gh-token
+                  - name: declared
+                    source: http
+                    base_url: \(server.baseURL)
+                    url: "{+base_url}/api/items{?per_page}"
+                    per_page: 5
+                    items: "$"
+                    fields: { id: "$.id", title: "$.name" }
+                    token_file: gh-token
+
+                """)
+            let db = folder.url.appendingPathComponent("s.sqlite").path
+            let run = try await TestBinary.runFeedagg(
+                ["pull", "--config", config.path, "--db", db, "--verbose", "--format", "json"], currentDirectory: folder.url)
+            #expect(run.status == 0, "\(run.summary)")
+            #expect(!run.stderr.contains(token) && !run.stdout.contains(token), "the token leaked:\n\(run.stderr)")
+            let requests = server.requests
+            #expect(requests.count == 2)
+            #expect(requests.allSatisfy { $0.header("Authorization") == "Bearer \(token)" }, "\(requests.map { $0.headers })")
+
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secretFile.path)
+            server.resetLog()
+            let refused = try await TestBinary.runFeedagg(
+                ["pull", "--config", config.path, "--db", db], currentDirectory: folder.url)
+            #expect(refused.status == 2, "\(refused.summary)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "\(config.path):6:5: error: token_file gh-token is readable by others (mode 0644); chmod 600 it\n"),
+                "\(refused.stderr)")
+            #expect(!refused.stderr.contains(token))
+            #expect(server.requests.isEmpty, "nothing is fetched with a bad configuration")
+        } catch {
+            await server.shutdown()
+            folder.remove()
+            throw error
+        }
+        await server.shutdown()
+        folder.remove()
+    }
+
     @Test("--verbose logs every request, and a server echoing the token never gets it printed")
     func tokenNeverInVerboseOutput() async throws {
         let token = "ghp_SENTINEL_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
