@@ -147,36 +147,48 @@ struct CurlClientTests {
         }
     }
 
-    @Test("firstByteTimeout does not cut a slow body whose head arrived at once")
+    @Test("firstByteTimeout does not cut a slow body whose head arrived in time")
     func firstByteTimeoutSparesSlowBodies() async throws {
-        var configuration = CurlClient.Configuration()
-        configuration.firstByteTimeout = .milliseconds(200)
-        let body = Array(repeating: UInt8(ascii: "x"), count: 20)
-        try await withClientAndServer(configuration) { _ in
-            LoopbackResponse(body: body, fault: .trickle(bytesPerChunk: 1, interval: .milliseconds(50)))
-        } _: { client, server in
-            let response = try await client.send(get(server, "/slow-body"))
-            #expect(response.status == 200)
-            #expect(Array(response.body) == body)
+        // The head at once, the body 1.5 s later, three times the first-byte limit. A server on
+        // its own thread keeps the head's timing out of a busy cooperative pool's hands.
+        let server = try ThreadedServer { part in
+            switch part {
+            case 0: (.zero, Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\n".utf8))
+            case 1: (.milliseconds(1_500), Array("body".utf8))
+            default: nil
+            }
         }
+        defer { server.close() }
+        var configuration = CurlClient.Configuration()
+        configuration.firstByteTimeout = .milliseconds(500)
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let response = try await client.send(HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/slow-body"))))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "body")
     }
 
     @Test("A body trickling forever (fast enough for the low-speed limit) is cut off by totalTimeout")
     func trickleForeverHitsTotalTimeout() async throws {
+        // The head announces a megabyte, then 10 bytes every 20 ms, for ever.
+        let server = try ThreadedServer { part in
+            part == 0
+                ? (.zero, Array("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n".utf8))
+                : (.milliseconds(20), Array(repeating: UInt8(ascii: "x"), count: 10))
+        }
+        defer { server.close() }
         var configuration = CurlClient.Configuration()
         configuration.totalTimeout = .seconds(1)
         configuration.firstByteTimeout = .milliseconds(500)
-        try await withClientAndServer(configuration) { _ in
-            LoopbackResponse(
-                body: Array(repeating: UInt8(ascii: "x"), count: 1_000_000),
-                fault: .trickle(bytesPerChunk: 10, interval: .milliseconds(20)))
-        } _: { client, server in
-            let started = ContinuousClock.now
-            let error = await transportError { try await client.send(get(server, "/forever")) }
-            #expect(error?.kind == .timedOut)
-            #expect(error?.detail == "no complete response within 1 s (timeout)")
-            #expect(ContinuousClock.now - started < .seconds(20))
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        let error = await transportError {
+            try await client.send(HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/forever"))))
         }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.detail == "no complete response within 1 s (timeout)")
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test("A listener that never accepts (full backlog) fails after connectTimeout, naming it")

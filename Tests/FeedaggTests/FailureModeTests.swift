@@ -122,13 +122,13 @@ struct FailureModeTests {
 
     @Test("a server that never answers is cut off by first_byte_timeout (retried once)")
     func firstByteStall() async throws {
-        try await FailureScene.with(settings: ["retries: 1", "first_byte_timeout: 1", "timeout: 60"]) { scene in
+        try await FailureScene.with(settings: ["retries: 1", "timeout: 60"], faultSettings: ["first_byte_timeout: 4"]) { scene in
             let seeded = try await scene.seed()
             scene.server.always(scene.shakyPath, LoopbackResponse(status: 200, headers: json, text: "[]", delay: .seconds(60)))
             _ = try await pullWithFault(
                 scene,
                 line: failureLine(
-                    scene.url("/orgs/shaky/repos?per_page=3"), "timed out: no response within 1 s (first_byte_timeout) (after 2 tries)"),
+                    scene.url("/orgs/shaky/repos?per_page=3"), "timed out: no response within 4 s (first_byte_timeout) (after 2 tries)"),
                 requests: 2)
             try await scene.expectIntact(seeded)
         }
@@ -136,7 +136,7 @@ struct FailureModeTests {
 
     @Test("a body trickling forever is cut off by timeout (the total), though bytes keep coming")
     func trickleCutByTotalTimeout() async throws {
-        try await FailureScene.with(settings: ["retries: 0", "timeout: 2", "first_byte_timeout: 1"]) { scene in
+        try await FailureScene.with(settings: ["retries: 0"], faultSettings: ["timeout: 8"]) { scene in
             let seeded = try await scene.seed()
             let body = "[" + String(repeating: " ", count: 100_000) + "]"
             scene.server.always(
@@ -144,7 +144,7 @@ struct FailureModeTests {
                 LoopbackResponse(status: 200, headers: json, text: body, fault: .trickle(bytesPerChunk: 10, interval: .milliseconds(50))))
             _ = try await pullWithFault(
                 scene,
-                line: failureLine(scene.url("/orgs/shaky/repos?per_page=3"), "timed out: no complete response within 2 s (timeout)"),
+                line: failureLine(scene.url("/orgs/shaky/repos?per_page=3"), "timed out: no complete response within 8 s (timeout)"),
                 requests: 1)
             try await scene.expectIntact(seeded)
         }

@@ -184,16 +184,21 @@ struct FailureScene {
     /// `healthy`'s server.
     let healthyServer: FaultServer
     let folder: TemporaryFolder
+    /// feeds.yaml of the pull under test (and of `show`).
     let config: URL
+    /// feeds.yaml of the seeding pull: the same feeds, without the fault-only settings.
+    let seedConfig: URL
     let db: String
     let environment: [String: String]
     /// The path of `shaky`'s pages.
     let shakyPath: String
 
-    /// Starts a fault server and writes feeds.yaml with `settings` lines and `shakyKeys` added to `shaky`.
+    /// Starts a fault server and writes feeds.yaml with `settings` lines and `shakyKeys` added to
+    /// `shaky`; `faultSettings` (tight timeouts) apply to the pull under test only, so a loaded
+    /// machine cannot fail the seeding pull.
     static func start(
-        _ shaky: Shaky = .repos(), settings: [String] = ["retries: 0"], shakyKeys: [String] = [],
-        environment: [String: String] = [:]
+        _ shaky: Shaky = .repos(), settings: [String] = ["retries: 0"], faultSettings: [String] = [],
+        shakyKeys: [String] = [], environment: [String: String] = [:]
     ) async throws -> FailureScene {
         let server = try await FaultServer.start()
         let healthyServer = try await FaultServer.start()
@@ -212,24 +217,28 @@ struct FailureScene {
         }
         shakyLines += ["    per_page: 3"] + shakyKeys.map { "    \($0)" }
         healthyServer.serve(healthyPath, .repos(ids: 1001...1002))
-        let yaml = (settings.isEmpty ? [] : ["settings:"] + settings.map { "  \($0)" })
-            + ["feeds:"] + shakyLines
+        let feeds = ["feeds:"] + shakyLines
             + ["  - name: healthy", "    source: github.repos", "    org: healthy", "    base_url: \(healthyServer.baseURL)", "    per_page: 3"]
-        let config = try folder.write("feeds.yaml", yaml.joined(separator: "\n") + "\n")
+        func yaml(_ settings: [String]) -> String {
+            ((settings.isEmpty ? [] : ["settings:"] + settings.map { "  \($0)" }) + feeds).joined(separator: "\n") + "\n"
+        }
+        let config = try folder.write("feeds.yaml", yaml(settings + faultSettings))
+        let seedConfig = try folder.write("seed.yaml", yaml(settings))
         var env = TestBinary.cleanEnvironment
         env.merge(environment) { _, new in new }
         return FailureScene(
-            server: server, healthyServer: healthyServer, folder: folder, config: config, db: folder.url.appendingPathComponent("store.sqlite").path,
+            server: server, healthyServer: healthyServer, folder: folder, config: config, seedConfig: seedConfig, db: folder.url.appendingPathComponent("store.sqlite").path,
             environment: env, shakyPath: shakyPath)
     }
 
-    /// Starts a scene (see ``start(_:settings:shakyKeys:environment:)``), runs `body` with it, and
-    /// stops its server and removes its folder however `body` ends.
+    /// Starts a scene (see ``start(_:settings:faultSettings:shakyKeys:environment:)``), runs
+    /// `body` with it, and stops its servers and removes its folder however `body` ends.
     static func with(
-        _ shaky: Shaky = .repos(), settings: [String] = ["retries: 0"], shakyKeys: [String] = [],
-        environment: [String: String] = [:], _ body: (FailureScene) async throws -> Void
+        _ shaky: Shaky = .repos(), settings: [String] = ["retries: 0"], faultSettings: [String] = [],
+        shakyKeys: [String] = [], environment: [String: String] = [:], _ body: (FailureScene) async throws -> Void
     ) async throws {
-        let scene = try await start(shaky, settings: settings, shakyKeys: shakyKeys, environment: environment)
+        let scene = try await start(
+            shaky, settings: settings, faultSettings: faultSettings, shakyKeys: shakyKeys, environment: environment)
         do {
             try await body(scene)
         } catch {
@@ -243,9 +252,9 @@ struct FailureScene {
     func url(_ pathAndQuery: String) -> String { server.baseURL + pathAndQuery }
 
     /// `feedagg pull -c feeds.yaml --db store.sqlite` plus `arguments` (default `-q`: failures only on stderr).
-    func pull(_ arguments: [String] = ["-q"]) async throws -> ProcessOutput {
+    func pull(_ arguments: [String] = ["-q"], config: URL? = nil) async throws -> ProcessOutput {
         try await TestBinary.runFeedagg(
-            ["pull", "--config", config.path, "--db", db, "--format", "json"] + arguments, environment: environment,
+            ["pull", "--config", (config ?? self.config).path, "--db", db, "--format", "json"] + arguments, environment: environment,
             currentDirectory: folder.url, timeout: .seconds(120))
     }
 
@@ -268,7 +277,7 @@ struct FailureScene {
 
     /// Pulls both feeds cleanly (exit 0), then makes `healthy` gain item 1003 and clears the log.
     func seed() async throws -> Seeded {
-        let first = try await pull()
+        let first = try await pull(config: seedConfig)
         try #require(first.status == 0, "the seeding pull failed: \(first.summary)")
         let seeded = Seeded(shaky: try await storedIDs("shaky"), healthy: try await storedIDs("healthy"))
         try #require(!seeded.shaky.isEmpty && seeded.healthy.count == 2)
