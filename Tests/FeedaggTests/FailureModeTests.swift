@@ -455,7 +455,7 @@ struct FailureModeTests {
     func crossOriginNextLinkWithoutToken() async throws {
         let token = "ghp_SENTINEL_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
         try await FailureScene.with(.repos(ids: 1...3), shakyKeys: ["token: ${SHAKY_TOKEN}"], environment: ["SHAKY_TOKEN": token]) { scene in
-            let elsewhere = try await FaultServer.start()
+            let elsewhere = scene.healthyServer  // another origin (its own port)
             elsewhere.serve("/elsewhere/repos", .repos(ids: 4...6))
             let seeded = try await scene.seed()
             scene.server.always(
@@ -473,7 +473,6 @@ struct FailureModeTests {
             #expect(away.allSatisfy { $0.header("Authorization") == nil }, "the token left its origin")
             #expect(try await scene.storedIDs("shaky") == seeded.shaky.union((4...6).map { "github.repos:\($0)" }))
             try await scene.expectIntact(seeded)
-            await elsewhere.shutdown()
         }
     }
 
