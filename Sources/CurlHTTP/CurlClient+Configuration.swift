@@ -13,6 +13,10 @@ extension CurlClient {
         public var connectTimeout: Duration
         /// Longest time for a whole transfer, counted from admission (not while queued). Default 60 s.
         public var totalTimeout: Duration
+        /// Longest time from admission (connecting included) until the first byte of the response
+        /// arrives; a server that accepts the request and never answers fails with `.timedOut`
+        /// sooner than ``totalTimeout``. `.zero` disables the check. Default 30 s.
+        public var firstByteTimeout: Duration
         /// A transfer slower than this many bytes per second for ``lowSpeedTime`` is aborted
         /// as timed out (cuts off trickling servers); `0` disables the check. Default 1.
         public var lowSpeedLimit: Int
@@ -37,6 +41,7 @@ extension CurlClient {
         public init(
             connectTimeout: Duration = .seconds(10),
             totalTimeout: Duration = .seconds(60),
+            firstByteTimeout: Duration = .seconds(30),
             lowSpeedLimit: Int = 1,
             lowSpeedTime: Duration = .seconds(30),
             maxResponseBytes: Int = 64 << 20,
@@ -49,6 +54,7 @@ extension CurlClient {
         ) {
             self.connectTimeout = connectTimeout
             self.totalTimeout = totalTimeout
+            self.firstByteTimeout = firstByteTimeout
             self.lowSpeedLimit = lowSpeedLimit
             self.lowSpeedTime = lowSpeedTime
             self.maxResponseBytes = maxResponseBytes
@@ -68,6 +74,15 @@ extension CurlClient {
 }
 
 extension Duration {
+    /// `2 s`, `0.5 s`, `1.25 s`: seconds as a user wrote them in feeds.yaml.
+    var secondsText: String {
+        let millis = clampedMilliseconds
+        if millis % 1000 == 0 { return "\(millis / 1000) s" }
+        var text = String(format: "%.3f", Double(millis) / 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text + " s"
+    }
+
     /// Whole milliseconds, rounded up, clamped to `1...10^12`.
     var clampedMilliseconds: Int {
         let (seconds, attoseconds) = components

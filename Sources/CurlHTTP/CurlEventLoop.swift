@@ -333,10 +333,15 @@ final class CurlLoopWorker {
         if result == CURLE_OK {
             outcome = .success(transfer.makeResponse(status: status, effectiveURL: effectiveURL))
         } else {
+            var pretransfer: curl_off_t = 0
+            _ = ccurl_getinfo_off_t(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+            let timing = TimeoutFacts(
+                configuration: configuration, firstByteTimedOut: transfer.firstByteTimedOut,
+                receivedFirstByte: transfer.receivedFirstByte, connected: pretransfer > 0)
             outcome = .failure(
                 .curl(
                     result, request: transfer.request, errorBuffer: transfer.errorBufferText,
-                    exceededLimit: transfer.exceededLimit, limit: configuration.maxResponseBytes))
+                    exceededLimit: transfer.exceededLimit, limit: configuration.maxResponseBytes, timing: timing))
         }
         if let onTransfer {
             let queuedFor = transfer.admittedAt.map { $0 - transfer.submittedAt } ?? .zero

@@ -30,6 +30,12 @@ final class Transfer {
     private let maxBytes: Int
     /// Set when ``receiveBody(_:)`` refused data because of ``maxBytes``.
     private(set) var exceededLimit = false
+    /// Whether any byte of a response (a header line) has arrived.
+    private(set) var receivedFirstByte = false
+    /// The longest wait from admission to the first response byte; `nil`: no such limit.
+    private var firstByteTimeout: Duration?
+    /// Set when the progress callback aborted the transfer because of ``firstByteTimeout``.
+    private(set) var firstByteTimedOut = false
     /// libcurl's `CURLOPT_ERRORBUFFER`, allocated at admission.
     private var errorBuffer: UnsafeMutablePointer<CChar>?
     /// The request header list given to libcurl, freed after the transfer.
@@ -75,6 +81,7 @@ final class Transfer {
     /// A status line (`HTTP/…`) starts a new response (redirect, `100 Continue`), so it clears
     /// what was collected; blank lines are skipped; obsolete folded lines extend the previous value.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        receivedFirstByte = true
         var line = bytes[...]
         while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
             line = line.dropLast()
@@ -95,6 +102,17 @@ final class Transfer {
         let value = Transfer.decode(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return }
         headers.append((name, value))
+    }
+
+    /// Called by libcurl's progress callback (about once a second, and on every transfer of
+    /// data); returns `false` (abort) when no response byte has arrived within ``firstByteTimeout``.
+    func checkProgress() -> Bool {
+        guard !receivedFirstByte, let limit = firstByteTimeout, let admittedAt else { return true }
+        if ContinuousClock.now - admittedAt >= limit {
+            firstByteTimedOut = true
+            return false
+        }
+        return true
     }
 
     /// Decodes header bytes as UTF-8, falling back to ISO Latin-1 (which never fails).
@@ -128,7 +146,8 @@ final class Transfer {
         check(ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer), "ERRORBUFFER")
         check(ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         check(ccurl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1), "TCP_NODELAY")
-        check(ccurl_setopt_long(easy, CURLOPT_NOPROGRESS, 1), "NOPROGRESS")
+        firstByteTimeout = configuration.firstByteTimeout > .zero ? configuration.firstByteTimeout : nil
+        check(ccurl_setopt_long(easy, CURLOPT_NOPROGRESS, firstByteTimeout == nil ? 1 : 0), "NOPROGRESS")
         check(ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")
         check(ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, max(0, configuration.maxRedirects)), "MAXREDIRS")
@@ -177,6 +196,15 @@ final class Transfer {
                 transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
                 return length
             }, "HEADERFUNCTION")
+        if firstByteTimeout != nil {
+            check(ccurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, userdata), "XFERINFODATA")
+            check(
+                ccurl_setopt_xferinfo_function(easy) { userdata, _, _, _, _ in
+                    guard let userdata else { return 0 }
+                    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+                    return transfer.checkProgress() ? 0 : 1
+                }, "XFERINFOFUNCTION")
+        }
         return failures.isEmpty ? nil : failures.joined(separator: "; ")
     }
 

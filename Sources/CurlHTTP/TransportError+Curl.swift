@@ -7,9 +7,15 @@ extension TransportError {
     ///
     /// `detail` is libcurl's message for `code` plus its error-buffer text, with every secret
     /// header value of the request (and URL credentials) scrubbed, should libcurl ever echo one.
+    /// When one of the client's timeouts ended the transfer, the detail names it (with the
+    /// feeds.yaml setting behind it) instead of quoting libcurl.
     static func curl(
-        _ code: CURLcode, request: HTTPRequest, errorBuffer: String, exceededLimit: Bool, limit: Int
+        _ code: CURLcode, request: HTTPRequest, errorBuffer: String, exceededLimit: Bool, limit: Int,
+        timing: TimeoutFacts? = nil
     ) -> TransportError {
+        if let timing, let detail = timing.detail(for: code, errorBuffer: errorBuffer) {
+            return TransportError(kind: .timedOut, url: request.url, detail: detail)
+        }
         let kind = Kind(curlCode: code, exceededLimit: exceededLimit)
         var detail = String(cString: curl_easy_strerror(code))
         if !errorBuffer.isEmpty, errorBuffer != detail { detail += ": " + errorBuffer }
@@ -34,6 +40,33 @@ extension TransportError {
             result = result.replacingOccurrences(of: secret, with: "REDACTED")
         }
         return result
+    }
+}
+
+/// What the loop knows about a failed transfer's progress, to tell which timeout ended it.
+struct TimeoutFacts {
+    /// The client's limits.
+    var configuration: CurlClient.Configuration
+    /// The progress callback aborted the transfer for want of a first byte.
+    var firstByteTimedOut: Bool
+    /// A response byte had arrived.
+    var receivedFirstByte: Bool
+    /// A connection had been established (libcurl reached the point of sending the request).
+    var connected: Bool
+
+    /// The detail for a timeout, e.g. `no response within 2 s (first_byte_timeout)`; `nil` when
+    /// `code` is not one of the client's timeouts (libcurl's own message is used then).
+    func detail(for code: CURLcode, errorBuffer: String) -> String? {
+        if code == CURLE_ABORTED_BY_CALLBACK, firstByteTimedOut {
+            return "no response within \(configuration.firstByteTimeout.secondsText) (first_byte_timeout)"
+        }
+        guard code == CURLE_OPERATION_TIMEDOUT, !errorBuffer.hasPrefix("Operation too slow") else { return nil }
+        let total = configuration.totalTimeout
+        if !connected, configuration.connectTimeout < total {
+            return "could not connect within \(configuration.connectTimeout.secondsText) (connect_timeout)"
+        }
+        if !receivedFirstByte { return "no response within \(total.secondsText) (timeout)" }
+        return "no complete response within \(total.secondsText) (timeout)"
     }
 }
 

@@ -29,6 +29,8 @@ public struct FeedsDocument: Sendable {
         public var connectTimeout: Double
         /// `timeout`: seconds allowed for a whole request.
         public var timeout: Double
+        /// `first_byte_timeout`: seconds allowed from the start of a request until the first byte of its response.
+        public var firstByteTimeout: Double = 30
         /// `user_agent`: the `User-Agent` header sent with every request.
         public var userAgent: String
         /// `retries`: further tries of a request that failed on the network or with 500/502/503/504 (0...10).
@@ -40,7 +42,7 @@ public struct FeedsDocument: Sendable {
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
+            "connect_timeout", "first_byte_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
             "timeout", "user_agent",
         ]
         /// The range of `retries`.

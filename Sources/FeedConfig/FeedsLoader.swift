@@ -44,7 +44,7 @@ public enum FeedsLoader {
     ) throws -> FeedsDocument {
         let file = SourceFile(path: path, text: displayText(bytes))
         let root = try YAMLParser(file: file, environment: environment).parse(bytes)
-        var validator = FeedsValidator(file: file, sources: sources)
+        var validator = FeedsValidator(file: file, sources: sources, home: environment["HOME"])
         return try validator.document(root)
     }
 
@@ -104,10 +104,13 @@ struct FeedsValidator {
     let sources: [String: SourceDescriptor]
     /// Sorted source type names, for messages.
     let knownTypes: [String]
+    /// Reads `token_file` and the like.
+    let secretFiles: SecretFiles
     private var warnings: [PendingWarning] = []
 
-    init(file: SourceFile, sources: [SourceDescriptor]) {
+    init(file: SourceFile, sources: [SourceDescriptor], home: String? = nil) {
         self.file = file
+        self.secretFiles = SecretFiles(file: file, home: home)
         self.sources = Dictionary(sources.map { ($0.typeName, $0) }, uniquingKeysWith: { first, _ in first })
         self.knownTypes = self.sources.keys.sorted()
     }
@@ -192,9 +195,13 @@ struct FeedsValidator {
 
         let specs = FeedContext.commonParameters + descriptor.parameters
         let specsByName = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let allowed = specsByName.keys.sorted()
+        let fileKeys = SecretFiles.fileKeys(for: specs)
+        let allowed = (Array(specsByName.keys) + fileKeys.keys).sorted()
         // A type that takes additional keys (the `http` source's template variables) checks them itself.
-        for (key, _) in entries where specsByName[key.scalar ?? ""] == nil && descriptor.additionalParameters == nil {
+        for (key, _) in entries
+        where specsByName[key.scalar ?? ""] == nil && fileKeys[key.scalar ?? ""] == nil
+            && descriptor.additionalParameters == nil
+        {
             let keyName = key.scalar ?? ""
             let elsewhere = knownTypes.filter { type in
                 type != sourceType && sources[type]?.parameters.contains { $0.name == keyName } == true
@@ -204,6 +211,9 @@ struct FeedsValidator {
                 listing: "parameters of \(sourceType)",
                 extra: elsewhere.isEmpty ? [] : ["note: '\(keyName)' is a parameter of \(elsewhere.joined(separator: ", "))"])
         }
+
+        // `token_file: PATH` becomes `token: <the file's text>` from here on.
+        let item = try secretFiles.resolve(item, fileKeys: fileKeys)
 
         // Defaults apply only where the source type accepts the key.
         let applicableDefaults = defaults.map { defaults in
@@ -286,7 +296,8 @@ struct FeedsValidator {
             kinds[spec.name, default: []].insert(spec.kind)
             specs[spec.name] = specs[spec.name] ?? spec
         }
-        let allowed = kinds.keys.sorted()
+        let fileKeys = SecretFiles.fileKeys(for: all)
+        let allowed = (Array(kinds.keys) + fileKeys.keys).sorted()
         let parameters = FeedParameters(node: node, defaults: nil, feedName: "defaults", sourceType: "defaults")
         let largestPage = knownTypes.compactMap { sources[$0]?.maxPageSize }.max() ?? Int.max
         for (key, _) in entries {
@@ -294,6 +305,7 @@ struct FeedsValidator {
             if name == "name" || name == "source" {
                 throw ConfigError("'\(name)' cannot be set in 'defaults': each feed gives its own", at: key.location)
             }
+            if fileKeys[name] != nil { continue }
             guard let spec = specs[name] else {
                 throw unknownKey(
                     key, "unknown key '\(name)' in 'defaults'", candidates: allowed, listing: "allowed keys in defaults")
@@ -303,7 +315,7 @@ struct FeedsValidator {
                 try check(spec, in: parameters, maxPageSize: largestPage)
             }
         }
-        return node
+        return try secretFiles.resolve(node, fileKeys: fileKeys)
     }
 
     // MARK: - Settings
@@ -334,6 +346,7 @@ struct FeedsValidator {
         if let value = try seconds("rate_limit_wait", in: parameters) { settings.rateLimitWait = value }
         if let value = try seconds("connect_timeout", in: parameters) { settings.connectTimeout = value }
         if let value = try seconds("timeout", in: parameters) { settings.timeout = value }
+        if let value = try seconds("first_byte_timeout", in: parameters) { settings.firstByteTimeout = value }
         if let value = try parameters.string("user_agent"), let valueNode = parameters.value("user_agent") {
             guard !value.isEmpty else { throw ConfigError("'user_agent' must not be empty", at: valueNode.location) }
             guard !value.contains(where: \.isNewline) else {

@@ -55,7 +55,13 @@ public enum JSONPage {
                 do {
                     out.append(Element(value: try decoder.decode(T.self, from: raw), raw: raw, index: index))
                 } catch let error as DecodingError {
-                    throw describe(error, prefix: "\(prefix)[\(index)]")
+                    let path = "\(prefix)[\(index)]"
+                    if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                        let precise = diagnose(raw, path: path, bodyOffset: range.lowerBound)
+                    {
+                        throw precise
+                    }
+                    throw describe(error, prefix: path)
                 }
             }
             return out
@@ -110,6 +116,61 @@ public enum JSONPage {
                 throw PageDecodeError(path: "$.\(key)", "expected an integer, found \(text.prefix(40))")
             }
             return value
+        }
+    }
+
+    /// Why `raw` (one element, at `path`, starting `bodyOffset` bytes into the body) is not JSON,
+    /// when Foundation's decoder only says it is not: the first syntax error with its byte offset
+    /// in the body, the first byte that is not UTF-8, or a number too large for any Swift
+    /// integer or double, with its path. `nil` when none of these is found.
+    static func diagnose(_ raw: Data, path: String, bodyOffset: Int) -> PageDecodeError? {
+        let bytes = [UInt8](raw)
+        var parser = JSONValueParser(bytes: bytes)
+        parser.offset = bodyOffset
+        let value: JSONValue
+        do {
+            value = try parser.document()
+        } catch {
+            return PageDecodeError(path: path, error.message)
+        }
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var consumed = 0
+        decoding: while true {
+            switch decoder.parseScalar(from: &iterator) {
+            case .valid(let scalar): consumed += scalar.count
+            case .emptyInput: break decoding
+            case .error:
+                return PageDecodeError(path: path, "malformed JSON: invalid UTF-8 at byte \(bodyOffset + consumed)")
+            }
+        }
+        if let (numberPath, text) = outOfRangeNumber(in: value, path: path) {
+            let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+            return PageDecodeError(path: numberPath, "number \(shown) is out of range")
+        }
+        return nil
+    }
+
+    /// The first number in `value` that fits neither `Int64`, `UInt64` nor a finite `Double`
+    /// (an integer literal must fit an integer type), with its path.
+    private static func outOfRangeNumber(in value: JSONValue, path: String) -> (String, String)? {
+        switch value {
+        case .number(let text):
+            let isInteger = !text.contains { $0 == "." || $0 == "e" || $0 == "E" }
+            let fits = isInteger ? (Int64(text) != nil || UInt64(text) != nil) : (Double(text)?.isFinite ?? false)
+            return fits ? nil : (path, text)
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = outOfRangeNumber(in: item, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for member in members {
+                if let found = outOfRangeNumber(in: member.value, path: "\(path).\(member.key)") { return found }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 

@@ -152,13 +152,15 @@ public enum JSONValue: Sendable, Hashable {
 struct JSONValueParser {
     let bytes: [UInt8]
     var index = 0
+    /// Added to byte offsets in messages (where `bytes` start in a larger body).
+    var offset = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     private func failure(_ message: String) -> PageDecodeError {
-        PageDecodeError(path: "$", "malformed JSON: \(message) at byte \(index)")
+        PageDecodeError(path: "$", "malformed JSON: \(message) at byte \(offset + index)")
     }
 
     mutating func document() throws(PageDecodeError) -> JSONValue {

@@ -215,6 +215,7 @@ public struct Aggregator: Sendable {
         let client = CurlClient(
             configuration: CurlClient.Configuration(
                 connectTimeout: .seconds(config.connectTimeout), totalTimeout: .seconds(config.timeout),
+                firstByteTimeout: .seconds(config.firstByteTimeout),
                 maxConnectionsPerHost: config.maxConnectionsPerHost, userAgent: config.userAgent))
         defer { client.shutdown() }
         var transport: any HTTPTransport = client

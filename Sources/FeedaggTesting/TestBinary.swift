@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -163,8 +164,16 @@ public enum ChildProcess {
         process.standardError = errorPipe
         let output = OutputCollector()
         let errors = OutputCollector()
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        // Nothing here blocks a thread while the child runs: Dispatch's pool on Linux replaces a
+        // blocked worker only slowly (about one a second), so tests that each parked a worker on a
+        // semaphore for a child's lifetime starved the pool that also runs loopback servers'
+        // handlers, and the children waited tens of seconds for their answers.
+        let exited = OneShot()
+        let terminated = OneShot()
+        process.terminationHandler = { _ in
+            exited.resolve(true)
+            terminated.resolve(true)
+        }
         do {
             try process.run()
         } catch {
@@ -178,13 +187,11 @@ public enum ChildProcess {
         try? errorPipe.fileHandleForWriting.close()
 
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let finished: Bool = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let result = exited.wait(timeout: .now() + seconds)
-                continuation.resume(returning: result == .success)
-            }
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { exited.resolve(false) }
+        let finished = await exited.value
         if !finished { kill(process) }
+        _ = await terminated.value
+        // The child has exited: its pipes reach end of file at once (unless it left children holding them).
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 process.waitUntilExit()
@@ -215,6 +222,41 @@ extension ChildProcess {
         process.terminate()
         let pid = process.processIdentifier
         if pid > 0 { _ = SystemSignal.send(SIGKILL, to: pid) }
+    }
+}
+
+/// A boolean resolved once, by whichever side comes first; awaiting it blocks no thread.
+final class OneShot: Sendable {
+    private struct State {
+        var value: Bool?
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Sets the value unless it is already set, and resumes every waiter.
+    func resolve(_ value: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    /// The value, once set.
+    var value: Bool {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool? in
+                    if let value = state.value { return value }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
     }
 }
 

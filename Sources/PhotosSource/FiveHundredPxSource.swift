@@ -69,7 +69,8 @@ public struct FiveHundredPxSource: FeedSource {
     /// Ranked streams have no date order.
     public var ordering: ItemOrdering { .unordered }
 
-    /// Maps the envelope `{current_page, total_pages, total_items, photos: [...]}` to items and totals.
+    /// Maps the envelope `{current_page, total_pages, total_items, photos: [...]}` to items and
+    /// totals; `total_pages` is required.
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
         try JSONPage.requireJSON(page)
         try Self.requireEnvelope(page.response.body)
@@ -81,8 +82,12 @@ public struct FiveHundredPxSource: FeedSource {
             currentPage: try JSONPage.integerMember("current_page", in: page),
             totalPages: try JSONPage.integerMember("total_pages", in: page),
             totalItems: try JSONPage.integerMember("total_items", in: page))
-        let reported = totals.currentPage != nil || totals.totalPages != nil || totals.totalItems != nil
-        return DecodedPage(items: items, totals: reported ? totals : nil)
+        // 500px always sends the page count: an envelope without it is not the API's (a proxy's
+        // rewrite, another endpoint), and walking it until a short page would guess.
+        guard totals.totalPages != nil else {
+            throw PageDecodeError(path: "$.total_pages", "expected the page count (an integer), found nothing (absent or null)")
+        }
+        return DecodedPage(items: items, totals: totals)
     }
 
     /// Rejects a body that is not an object, naming the shape that was expected.

@@ -126,8 +126,84 @@ struct CurlClientTests {
             let started = ContinuousClock.now
             let error = await transportError { try await client.send(get(server, "/slow")) }
             #expect(error?.kind == .timedOut)
+            #expect(error?.detail == "no response within 0.2 s (timeout)")
             #expect(ContinuousClock.now - started < .seconds(5))
         }
+    }
+
+    @Test("A server that accepts the request and never answers fails after firstByteTimeout, long before totalTimeout")
+    func firstByteTimeout() async throws {
+        var configuration = CurlClient.Configuration()
+        configuration.firstByteTimeout = .milliseconds(300)
+        configuration.totalTimeout = .seconds(60)
+        try await withClientAndServer(configuration) { _ in
+            LoopbackResponse(text: "late", delay: .seconds(60))
+        } _: { client, server in
+            let started = ContinuousClock.now
+            let error = await transportError { try await client.send(get(server, "/stall")) }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.detail == "no response within 0.3 s (first_byte_timeout)")
+            #expect(ContinuousClock.now - started < .seconds(30), "cut off by the first-byte limit, not the total")
+        }
+    }
+
+    @Test("firstByteTimeout does not cut a slow body whose head arrived in time")
+    func firstByteTimeoutSparesSlowBodies() async throws {
+        // The head at once, the body 1.5 s later, three times the first-byte limit. A server on
+        // its own thread keeps the head's timing out of a busy cooperative pool's hands.
+        let server = try ThreadedServer { part in
+            switch part {
+            case 0: (.zero, Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\n".utf8))
+            case 1: (.milliseconds(1_500), Array("body".utf8))
+            default: nil
+            }
+        }
+        defer { server.close() }
+        var configuration = CurlClient.Configuration()
+        configuration.firstByteTimeout = .milliseconds(500)
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let response = try await client.send(HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/slow-body"))))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "body")
+    }
+
+    @Test("A body trickling forever (fast enough for the low-speed limit) is cut off by totalTimeout")
+    func trickleForeverHitsTotalTimeout() async throws {
+        // The head announces a megabyte, then 10 bytes every 20 ms, for ever.
+        let server = try ThreadedServer { part in
+            part == 0
+                ? (.zero, Array("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n".utf8))
+                : (.milliseconds(20), Array(repeating: UInt8(ascii: "x"), count: 10))
+        }
+        defer { server.close() }
+        var configuration = CurlClient.Configuration()
+        configuration.totalTimeout = .seconds(1)
+        configuration.firstByteTimeout = .milliseconds(500)
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        let error = await transportError {
+            try await client.send(HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/forever"))))
+        }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.detail == "no complete response within 1 s (timeout)")
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test("A listener that never accepts (full backlog) fails after connectTimeout, naming it")
+    func connectTimeout() async throws {
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        var configuration = CurlClient.Configuration()
+        configuration.connectTimeout = .milliseconds(500)
+        configuration.firstByteTimeout = .seconds(30)
+        let client = CurlClient(configuration: configuration)
+        defer { client.shutdown() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/never"))
+        let error = await transportError { try await client.send(HTTPRequest(url: url)) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.detail == "could not connect within 0.5 s (connect_timeout)")
     }
 
     @Test("A trickling server is cut off by the low-speed limit")

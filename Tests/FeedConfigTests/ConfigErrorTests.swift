@@ -235,7 +235,7 @@ struct ConfigErrorTests {
                       orgg: facebook
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "parameter of another source type",
@@ -250,7 +250,7 @@ struct ConfigErrorTests {
                       feature: editors
                       ^
                   note: 'feature' is a parameter of photos.500px
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "unknown top-level key",
@@ -447,7 +447,7 @@ struct ConfigErrorTests {
                     tokn: ${GITHUB_TOKEN}
                     ^
                   help: did you mean 'token'?
-                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, feature, max_pages, org, per_page, since, token, type, user
+                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, consumer_key_file, feature, max_pages, org, per_page, since, token, token_file, type, user
                 """),
         BadConfig(
             name: "name in defaults",
@@ -473,7 +473,33 @@ struct ConfigErrorTests {
                     page_concurency: 4
                     ^
                   help: did you mean 'page_concurrency'?
-                  known settings: connect_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
+                  known settings: connect_timeout, first_byte_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
+                """),
+        BadConfig(
+            name: "misspelt first_byte_timeout",
+            yaml: """
+                settings:
+                  first_byte_timout: 5
+                feeds: []
+                """,
+            expected: """
+                feeds.yaml:2:3: error: unknown setting 'first_byte_timout'
+                    first_byte_timout: 5
+                    ^
+                  help: did you mean 'first_byte_timeout'?
+                  known settings: connect_timeout, first_byte_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
+                """),
+        BadConfig(
+            name: "first_byte_timeout not positive",
+            yaml: """
+                settings:
+                  first_byte_timeout: 0
+                feeds: []
+                """,
+            expected: """
+                feeds.yaml:2:23: error: 'first_byte_timeout' must be a number of seconds greater than 0 and at most 86400, found '0'
+                    first_byte_timeout: 0
+                                        ^
                 """),
         BadConfig(
             name: "setting out of range",

@@ -23,6 +23,18 @@ struct JSONPageTests {
         #expect(elements[1].value.name == #"b"}"#)
     }
 
+    @Test("an element Foundation refuses as a whole gets a precise reason: syntax (byte offset in the body), UTF-8, number range", arguments: [
+        (Array(#"[{"id":1,"name":"a"}, {"id":2,"name":}]"#.utf8), "$[1]", "malformed JSON: expected a value at byte 37"),
+        (Array(#"[{"id":1,"name":"a"#.utf8) + [0xC3, 0x28] + Array(#""}]"#.utf8), "$[0]", "malformed JSON: invalid UTF-8 at byte 18"),
+        (Array(#"[{"id":99999999999999999999999,"name":"a"}]"#.utf8), "$[0].id", "number 99999999999999999999999 is out of range"),
+    ])
+    func preciseMalformedElements(body: [UInt8], path: String, message: String) throws {
+        let page = FetchedPage(
+            number: 1, url: URL(string: "https://h.test/x")!,
+            response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body), url: URL(string: "https://h.test/x")!))
+        #expect(throws: PageDecodeError(path: path, message)) { try JSONPage.elements(Repo.self, in: page) }
+    }
+
     @Test("envelope member and totals")
     func envelope() throws {
         let p = page(#"{"current_page": 2, "total_pages": null, "photos": [{"id": 5, "name": "p"}], "total_items": 41}"#)
@@ -40,7 +52,7 @@ struct JSONPageTests {
         (#"[1, 2"#, [], "$", "malformed JSON: unterminated array"),
         (#"[{"id": 1, "name": "a"}]"#, ["photos"], "$", "expected an object with key 'photos', found an array"),
         (#"{"total": 3}"#, ["photos"], "$", "missing required key 'photos'"),
-        (#"[{"id": 99999999999999999999999, "name": "a"}]"#, [], "$[0]", "malformed JSON: The given data was not valid JSON. (invalid syntax, or a number out of range)"),
+        (#"[{"id": 99999999999999999999999, "name": "a"}]"#, [], "$[0].id", "number 99999999999999999999999 is out of range"),
     ])
     func errors(_ body: String, _ path: [String], _ where_: String, _ message: String) {
         do {

@@ -579,12 +579,14 @@ struct FiveHundredPxDecodeTests {
         #expect(source.ordering == .unordered)
     }
 
-    @Test("missing totals are allowed: the page-number strategy then stops on a short page")
+    @Test("an envelope without total_pages (absent or null) is an error at $.total_pages")
     func missingTotals() throws {
         let source = try make(FiveHundredPxSource.self, [])
-        let decoded = try source.decodePage(try page(envelope([photoJSON()], totals: false), url: photosURL))
-        #expect(decoded.items.count == 1)
-        #expect(decoded.totals == nil)
+        for body in [envelope([photoJSON()], totals: false), #"{"current_page":1,"total_pages":null,"photos":[]}"#] {
+            let failure = try error(PageDecodeError.self) { _ = try source.decodePage(try page(body, url: photosURL)) }
+            #expect(failure.path == "$.total_pages")
+            #expect(failure.message == "expected the page count (an integer), found nothing (absent or null)")
+        }
     }
 
     @Test("a relative image_url is resolved against the feed's base_url")
