@@ -521,17 +521,9 @@ private struct Walk {
     mutating func accept(
         _ decoded: DecodedPage, _ outcome: PageOutcome, _ remembered: CachedResponse?, remaining: [URL]? = nil
     ) async -> Bool {
-        let first = self.first ?? outcome
-        var problem: String?
-        if decoded.items.isEmpty {
-            if let expected = expectedPages, outcome.number < expected {
-                problem = "page \(outcome.number) is empty, but page 1 announced \(expected) pages"
-            } else if strategy.nextPage(after: outcome) != nil {
-                problem = "page \(outcome.number) is empty, but it links to a next page"
-            }
-        }
-        problem = problem ?? strategy.inconsistency(in: outcome, first: first, expectedPages: expectedPages)
-        if let problem {
+        if let problem = FeedPager.problem(
+            decoded, outcome, first: self.first ?? outcome, expectedPages: expectedPages, strategy: strategy)
+        {
             error = FeedError(feed: feed.name, url: outcome.url, page: outcome.number, reason: .paginationInconsistent(problem))
             return false
         }

@@ -109,7 +109,8 @@ public struct FeedPager: Sendable {
     }
 
     /// Why an accepted page would contradict the walk: empty while more pages are announced or
-    /// linked, or inconsistent with page 1 as the strategy judges it. The rules of a full pull.
+    /// linked, or inconsistent with page 1 as the strategy judges it. The one rule set both the
+    /// engine's walk and the pager apply.
     static func problem(
         _ decoded: DecodedPage, _ outcome: PageOutcome, first: PageOutcome, expectedPages: Int?,
         strategy: any PaginationStrategy
