@@ -90,14 +90,7 @@ final class FaultServer: Sendable {
     func resetLog() { state.withLock { $0.log = [] } }
 
     /// The query of `request` as a dictionary (values percent-decoded).
-    static func query(_ request: LoopbackRequest) -> [String: String] {
-        var values: [String: String] = [:]
-        for pair in (request.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            values[parts[0]] = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
-        }
-        return values
-    }
+    static func query(_ request: LoopbackRequest) -> [String: String] { VersionedAPI.query(request) }
 
     private func respond(to request: LoopbackRequest) -> LoopbackResponse {
         let page = Self.query(request)["page"].flatMap(Int.init) ?? 1

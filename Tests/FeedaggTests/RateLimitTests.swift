@@ -52,7 +52,7 @@ private func pull(_ lists: [FlakyList], clock: FakeClock, maxWait: Duration = .s
 }
 
 /// A GitHub primary rate limit: 403, remaining 0, reset at `reset` (epoch seconds).
-private func primaryLimit(reset: Int) -> LoopbackResponse {
+func primaryLimit(reset: Int) -> LoopbackResponse {
     LoopbackResponse(
         status: 403,
         headers: [

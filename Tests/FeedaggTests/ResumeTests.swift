@@ -8,17 +8,6 @@ import LoopbackServer
 import Synchronization
 import Testing
 
-/// GitHub's primary rate limit on page `page`: 403, remaining 0, reset an hour away.
-private func rateLimited(reset: Int) -> LoopbackResponse {
-    LoopbackResponse(
-        status: 403,
-        headers: [
-            ("Content-Type", "application/json"), ("X-RateLimit-Limit", "60"), ("X-RateLimit-Remaining", "0"),
-            ("X-RateLimit-Reset", String(reset)),
-        ],
-        text: #"{"message":"API rate limit exceeded for 127.0.0.1."}"#)
-}
-
 private func pages(_ api: VersionedAPI, _ path: String) -> [String] {
     api.requests.filter { $0.path == path }.map { VersionedAPI.query($0)["page"] ?? "1" }
 }
@@ -50,7 +39,7 @@ struct ResumeTests {
             for index in records.indices { records[index].name += "-v2" }
         }
         let reset = Int(Date().timeIntervalSince1970) + 3600
-        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: reset))
+        api.fault("/orgs/big/repos", page: 3, primaryLimit(reset: reset))
         api.resetLog()
         let limited = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
         #expect(limited.status == 3, "partial failure: \(limited.summary)")
@@ -143,7 +132,7 @@ struct ResumeTests {
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
             "feeds.yaml", "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
-        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: Int(Date().timeIntervalSince1970) + 3600))
+        api.fault("/orgs/big/repos", page: 3, primaryLimit(reset: Int(Date().timeIntervalSince1970) + 3600))
         let limited = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
         #expect(limited.status == 4, "\(limited.summary)")
         api.fault("/orgs/big/repos", page: 3, nil)
@@ -165,7 +154,7 @@ struct ResumeTests {
         let db = folder.url.appendingPathComponent("s.sqlite")
         let config = try folder.write(
             "feeds.yaml", "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "big", base: server.baseURL)))
-        api.fault("/orgs/big/repos", page: 3, rateLimited(reset: Int(Date().timeIntervalSince1970) + 3600))
+        api.fault("/orgs/big/repos", page: 3, primaryLimit(reset: Int(Date().timeIntervalSince1970) + 3600))
         _ = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
         // The feed now reads another org: the stored checkpoint does not apply.
         _ = try folder.write(
