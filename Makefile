@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/feedagg
 APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev pkg-config python3
 
-.PHONY: deps build release demo test bench fixtures fuzz clean
+.PHONY: deps build release demo test bench bench-cpu fixtures fuzz clean
 
 # Installs the Debian packages the build needs, only when one is missing.
 deps:
@@ -32,7 +32,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Benchmarks: feedagg against the peers of ../shared/bench/ in the same run (about 5 minutes).
+# Benchmarks: feedagg against the peers of ../shared/bench/ that can run here, in the same run
+# (W1, W2, W2i, W3; BENCH_REPS=3 repetitions; Scripts/bench.sh lists its other settings), then
+# the ratio table and issue 4's targets. A few minutes on 2 CPUs.
 bench: release
 	Scripts/bench.sh
 
