@@ -76,13 +76,13 @@ enum GitHubAPI {
 /// A GitHub user or organization as embedded in list responses (`owner`, members, gist `user`).
 ///
 /// Only `login` is required: 2012 payloads lack `html_url`, `type` and `site_admin`.
-struct GitHubUserDTO: Decodable, Sendable {
-    var login: String
-    var id: Int?
-    var htmlURL: String?
-    var avatarURL: String?
-    var type: String?
-    var siteAdmin: Bool?
+package struct GitHubUserDTO: Decodable, Sendable, Equatable {
+    package var login: String
+    package var id: Int?
+    package var htmlURL: String?
+    package var avatarURL: String?
+    package var type: String?
+    package var siteAdmin: Bool?
 
     enum CodingKeys: String, CodingKey {
         case login, id, type
