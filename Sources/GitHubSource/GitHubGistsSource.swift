@@ -73,7 +73,14 @@ public struct GitHubGistsSource: FeedSource {
     }
 
     /// The page's gists, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``GistDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
     package func decodeGists(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
+        try JSONPage.elements(GistDTO.self, in: page, reading: GistDTO.init(reading:))
+    }
+
+    /// ``decodeGists(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeGistsWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
         try JSONPage.elements(GistDTO.self, in: page)
     }
 

@@ -49,7 +49,14 @@ public struct GitHubMembersSource: FeedSource {
     }
 
     /// The page's users, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``GitHubUserDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
     package func decodeMembers(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
+        try JSONPage.elements(GitHubUserDTO.self, in: page, reading: GitHubUserDTO.init(reading:))
+    }
+
+    /// ``decodeMembers(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeMembersWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
         try JSONPage.elements(GitHubUserDTO.self, in: page)
     }
 

@@ -117,7 +117,14 @@ public struct GitHubReposSource: FeedSource {
     }
 
     /// The page's repositories, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``RepositoryDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
     package func decodeRepositories(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
+        try JSONPage.elements(RepositoryDTO.self, in: page, reading: RepositoryDTO.init(reading:))
+    }
+
+    /// ``decodeRepositories(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeRepositoriesWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
         try JSONPage.elements(RepositoryDTO.self, in: page)
     }
 

@@ -82,7 +82,16 @@ public struct FiveHundredPxSource: FeedSource {
 
     /// The page's photos, decoded but not yet mapped (the first half of ``decodePage(_:)``, which
     /// then reads the totals).
+    /// One pass over the photos with ``PhotoDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
     package func decodePhotos(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
+        try JSONPage.requireJSON(page)
+        try Self.requireEnvelope(page.response.body)
+        return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"], reading: PhotoDTO.init(reading:))
+    }
+
+    /// ``decodePhotos(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodePhotosWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
         try JSONPage.requireJSON(page)
         try Self.requireEnvelope(page.response.body)
         return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])

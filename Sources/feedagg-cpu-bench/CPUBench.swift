@@ -14,7 +14,10 @@ import PhotosSource
 /// then prints items/s per stage and overall and the peak RSS (`getrusage`). No network, no store.
 ///
 /// Stages, each timed around the calls only (reading a page file is timed apart, as `read`):
-/// - `decode`: the source's element decoding into its DTOs (first half of `decodePage`);
+/// - `decode`: the source's element decoding into its DTOs (first half of `decodePage`: the
+///   single-pass `JSONReader` decoder, falling back to `Decodable` for a page it cannot decode);
+/// - `decode with Codable`: the same through `Decodable` only (the decoding before `JSONReader`),
+///   for comparison; every page's DTOs are also checked equal between the two;
 /// - `map`: DTOs to `FeedItem`s (second half);
 /// - `decodePage`: the public `decodePage`, both halves, as the engine calls it; its items are
 ///   kept (raw JSON included, as the engine gets them) for
@@ -138,7 +141,9 @@ struct CPUBench {
             mix(item.imageURL)
             mix(item.published.map { "\($0.timeIntervalSince1970)" })
             mix(item.updated.map { "\($0.timeIntervalSince1970)" })
-            for byte in item.raw ?? Data() { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            (item.raw ?? Data()).withUnsafeBytes { bytes in
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            }
         }
     }
 
@@ -182,6 +187,7 @@ struct CPUBench {
 
         var repoBytes = 0, photoBytes = 0, repoCount = 0, photoCount = 0, mergedCount = 0, rawBytes = 0
         var checksums: Set<UInt64> = []
+        var fellBack = 0, mismatches = 0
         var all: [Timings] = []
         var stageRSS: [(String, Double)] = []
         for rep in 1...options.reps {
@@ -218,6 +224,32 @@ struct CPUBench {
             }
             t["photos.decode"] = decode
             t["photos.map"] = map
+
+            // The same decoding through Decodable only, checked equal to the reader's.
+            decode = 0
+            for (feed, source) in zip(repoFeeds, repoSources) {
+                for file in feed.files {
+                    let page = try fetched(file, url: repoURL)
+                    let codable = try timed(&decode) { try source.decodeRepositoriesWithCodable(page) }
+                    if rep == 1 {
+                        let read = JSONPage.readElements(in: page, reading: RepositoryDTO.init(reading:))
+                        if read == nil { fellBack += 1 }
+                        if try source.decodeRepositories(page).map(\.value) != codable.map(\.value) { mismatches += 1 }
+                    }
+                }
+            }
+            t["repos.decodeCodable"] = decode
+            decode = 0
+            for file in photoFiles {
+                let page = try fetched(file, url: photoURL)
+                let codable = try timed(&decode) { try photoSource.decodePhotosWithCodable(page) }
+                if rep == 1 {
+                    let read = JSONPage.readElements(in: page, at: ["photos"], reading: PhotoDTO.init(reading:))
+                    if read == nil { fellBack += 1 }
+                    if try photoSource.decodePhotos(page).map(\.value) != codable.map(\.value) { mismatches += 1 }
+                }
+            }
+            t["photos.decodeCodable"] = decode
             if rep == 1 { stageRSS.append(("after decode + map (results dropped)", peakRSSMegabytes())) }
 
             // decodePage, keeping every item for the merge.
@@ -279,14 +311,17 @@ struct CPUBench {
         }
         row("read page files", repoCount + photoCount, median("read"), bytes: repoBytes + photoBytes)
         row("github.repos decode (to DTOs)", repoCount, median("repos.decode"), bytes: repoBytes)
+        row("github.repos decode with Codable only", repoCount, median("repos.decodeCodable"), bytes: repoBytes)
         row("github.repos map (DTOs to items)", repoCount, median("repos.map"))
         row("github.repos decodePage", repoCount, median("repos.decodePage"), bytes: repoBytes)
         row("photos.500px decode (to DTOs)", photoCount, median("photos.decode"), bytes: photoBytes)
+        row("photos.500px decode with Codable only", photoCount, median("photos.decodeCodable"), bytes: photoBytes)
         row("photos.500px map (DTOs to items)", photoCount, median("photos.map"))
         row("photos.500px decodePage", photoCount, median("photos.decodePage"), bytes: photoBytes)
         row("merge (UnifiedStream, \(repoFeeds.count + 1) feeds)", repoCount + photoCount, median("merge"))
         let overall = all.map { ($0["repos.decodePage"] ?? 0) + ($0["photos.decodePage"] ?? 0) + ($0["merge"] ?? 0) }.sorted()
         row("overall (decodePage + merge)", repoCount + photoCount, overall[overall.count / 2])
+        print("  JSONReader vs Codable: \(mismatches) of \(repoFeeds.count * options.pagesPerOrg + photoFiles.count) pages decoded differently, \(fellBack) fell back to Codable")
         print("  merged stream: \(mergedCount) entries; output checksum \(checksums.map { String($0, radix: 16) }.sorted().joined(separator: ", "))")
         for (label, rss) in stageRSS { print("  peak RSS \(label): " + String(format: "%.1f MB", rss)) }
         print(String(format: "peak RSS (getrusage ru_maxrss): %.1f MB; of it, raw item JSON kept by the items: %.1f MB",
