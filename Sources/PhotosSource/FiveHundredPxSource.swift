@@ -159,9 +159,12 @@ public struct FiveHundredPxSource: FeedSource {
             avatarURL: avatar.flatMap(Self.onWeb))
     }
 
+    /// ``webRoot`` as a URL, parsed once.
+    private static let webRootURL = URL(string: webRoot)
+
     /// `reference` resolved against the 500px web site.
     static func onWeb(_ reference: String) -> String? {
-        URL(string: webRoot).flatMap { absolute(reference, against: $0) }
+        webRootURL.flatMap { absolute(reference, against: $0) }
     }
 
     /// `reference` resolved against `base` (unchanged when already absolute); `nil` if unparsable.
