@@ -303,6 +303,14 @@ def report(args):
     line(rss is not None and rss <= TARGET_RSS_MB, f"W1 peak RSS <= {TARGET_RSS_MB:g} MB: {fmt(rss, 1)} MB (median)")
     print("  [n/a] `pull --limit 20` over the five W1 orgs in <= 10 requests: not measured by make bench")
     print("=" * 100)
+    # A feedagg run that failed or printed a wrong item count makes the whole bench fail; missed
+    # targets do not (they are what the table is for).
+    broken = [wl for wl in wls if any(r.get("rc") != 0 for r in runs.get("feedagg", {}).get(wl, []))]
+    broken += [wl for wl, rs, n in (("W1", w1, w1_items), ("W3", w3, w3_items)) if rs and any(r["items"] != n for r in rs)]
+    if "feedagg" not in runs or broken:
+        print(f"feedagg failed or miscounted in: {', '.join(sorted(set(broken))) or 'every workload (no runs)'}")
+        return 1
+    return 0
 
 
 def main():
@@ -317,7 +325,7 @@ def main():
     r.add_argument("--recorded", required=True)
     r.add_argument("--skipped")
     args = ap.parse_args()
-    plan(args) if args.cmd == "plan" else report(args)
+    sys.exit(plan(args) if args.cmd == "plan" else report(args))
 
 
 if __name__ == "__main__":

@@ -63,3 +63,4 @@ fi
 
 python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "$bench/results/peers.md" \
   --skipped "$out/skipped.json" | tee "$out/report.txt"
+exit "${PIPESTATUS[0]}"
