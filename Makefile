@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/feedagg
 APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev pkg-config python3
 
-.PHONY: deps build release demo test bench fixtures fuzz clean
+.PHONY: deps build release demo test bench bench-cpu bench-cpu-run fixtures fuzz clean
 
 # Installs the Debian packages the build needs, only when one is missing.
 deps:
@@ -32,9 +32,24 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Benchmarks: feedagg against the peers of ../shared/bench/ in the same run (about 5 minutes).
+# Benchmarks: feedagg against the peers of ../shared/bench/ that can run here, in the same run
+# (W1, W2, W2i, W3; BENCH_REPS=3 repetitions; Scripts/bench.sh lists its other settings), then
+# the ratio table and issue 4's targets. A few minutes on 2 CPUs.
 bench: release
+	$(SWIFT) build -c release --product feedagg-cpu-bench
 	Scripts/bench.sh
+	$(MAKE) --no-print-directory bench-cpu-run
+
+# CPU-bound benchmark of our own: decode + map + merge of 100,000 GitHub repos (10 x 100 pages of
+# ~5.6 KB objects) and 20,000 500px photos from page files generated once into .build/, through the
+# real sources; items/s per stage and peak RSS. BENCH_CPU_ARGS="--reps 1" for a quicker run.
+BENCH_CPU_ARGS ?=
+bench-cpu: deps
+	$(SWIFT) build -c release --product feedagg-cpu-bench
+	$(MAKE) --no-print-directory bench-cpu-run
+
+bench-cpu-run:
+	.build/release/feedagg-cpu-bench --pages .build/bench-cpu-pages $(BENCH_CPU_ARGS)
 
 # Re-record Fixtures/ from the bench server (../shared/bench/ghserver.py), credentials scrubbed.
 fixtures: release

@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "feedagg", targets: ["feedagg"]),
+        .executable(name: "feedagg-cpu-bench", targets: ["feedagg-cpu-bench"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),
         .library(name: "FeedaggTesting", targets: ["FeedaggTesting"]),
     ],
@@ -86,6 +87,12 @@ let package = Package(
                 "FeedaggKit", "FeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict),
+
+        // CPU benchmark (`make bench-cpu`): decode + map + merge of 100,000+ items from page files
+        // through the built-in sources, items/s per stage and peak RSS.
+        .executableTarget(
+            name: "feedagg-cpu-bench", dependencies: ["FeedCore", "GitHubSource", "PhotosSource"],
             swiftSettings: strict),
 
         // Test support: the bench server launcher, fixture helpers, loud test doubles.

@@ -2,13 +2,17 @@
 # feedagg as a contender of ../shared/bench/bench.py: writes a feeds.yaml for the BENCH_* job
 # into $BENCH_STATE_DIR and runs the real `feedagg pull` on it (store and cache in the same
 # folder), then prints items=N (the merged stream's total) as the harness expects.
+# The feeds use the product's default settings; FEEDAGG_MAX_CONNECTIONS, when set, adds
+# `settings: max_connections_per_host` (to compare other limits by hand).
 set -eu
 : "${FEEDAGG_BIN:?set FEEDAGG_BIN to the release feedagg binary}"
 state=${BENCH_STATE_DIR:?}
 config="$state/feeds.yaml"
 {
-  echo "settings:"
-  echo "  max_connections_per_host: ${FEEDAGG_MAX_CONNECTIONS:-6}"
+  if [ -n "${FEEDAGG_MAX_CONNECTIONS:-}" ]; then
+    echo "settings:"
+    echo "  max_connections_per_host: $FEEDAGG_MAX_CONNECTIONS"
+  fi
   echo "feeds:"
   if [ "${BENCH_WORKLOAD:-repos}" = photos ]; then
     echo "  - name: photos"

@@ -1,43 +1,66 @@
 #!/usr/bin/env bash
 # `make bench`: feedagg against the peers of ../shared/bench/, measured in the same run, then
-# one table of feedagg's ratio to each peer. Extra arguments go to bench.py (e.g. --reps 5).
+# one table of feedagg's ratio to each peer (and, apart, to the peers' recorded medians).
+#
+# Runs ../shared/bench/bench.py directly (nothing under ../shared is modified) with a contenders
+# file of ours (bench-out/contenders.conf): feedagg (Scripts/bench-contender.sh, the real
+# `feedagg pull`) and every peer that can run here (Scripts/bench-peers.py plan says which, and
+# why the others cannot). W1, W2, W2i and W3 in one run.
+#
+# Environment:
+#   BENCH_REPS=N       repetitions per workload (default 3; each after one discarded warm-up)
+#   BENCH_PEERS=a,b    only these peers (names of ../shared/bench/contenders.conf)
+#   BENCH_SETUP=1      run ../shared/bench/setup.sh first (needs the apt and PyPI registries).
+#                      Without it, setup.sh runs only when everything it installs is already
+#                      there (then it only checks).
+#   BENCH_NO_NETNS=1   do not run in a loopback-only network namespace (`unshare -n`); traffic
+#                      stays on 127.0.0.1 either way
+#   BENCH_OUT=DIR      where raw.json, peers.md and report.txt go (default bench-out/)
+#   FEEDAGG_MAX_CONNECTIONS=N  adds settings: max_connections_per_host: N (default: the product's)
+# Extra arguments go to bench.py (e.g. --latency-ms 20 --workloads W1,W3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-bench=../shared/bench
-[ -f "$bench/bench.py" ] || { echo "missing $bench (the shared bench harness)" >&2; exit 2; }
+bench=${BENCH_DIR:-$root/../shared/bench}
+[ -f "$bench/bench.py" ] || { echo "missing $bench/bench.py (the shared bench harness)" >&2; exit 2; }
+bench=$(cd "$bench" && pwd)
 export FEEDAGG_BIN="$root/.build/release/feedagg"
-[ -x "$FEEDAGG_BIN" ] || { echo "build first: make release" >&2; exit 2; }
+[ -x "$FEEDAGG_BIN" ] || { echo "build first: swift build -c release --product feedagg" >&2; exit 2; }
 export FEEDAGG_CONTENDER="$root/Scripts/bench-contender.sh"
-out="$root/bench-out"
+[ -x /usr/bin/time ] || { echo "bench.py needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+reps=${BENCH_REPS:-3}
+out=${BENCH_OUT:-$root/bench-out}
 mkdir -p "$out"
-conf="$out/contenders.conf"
-{
-  echo "feedagg | repos,photos | sh \"\$FEEDAGG_CONTENDER\""
-  grep -vE '^\s*(#|$)' "$bench/contenders.conf"
-} >"$conf"
-peers=${BENCH_PEERS:-requests-seq,githubkit,githubkit-async,ghapi-pages,gh-cli,ideal-2rtt}
-"$bench/run_peers.sh" --contenders "$conf" --only "feedagg,$peers" --out "$out" "$@"
-python3 - "$out/raw.json" <<'PY'
-import json, statistics, sys
-runs = json.load(open(sys.argv[1]))["runs"]
-def med(name, wl, key="wall_s"):
-    xs = [r[key] for r in runs.get(name, {}).get(wl, []) if r.get("rc") == 0 and r.get(key) is not None]
-    return statistics.median(xs) if xs else None
-print("\nfeedagg vs peers (median wall seconds; ratio = peer / feedagg, >1 means feedagg is faster)")
-print(f"{'peer':22s} {'W1 s':>7s} {'ratio':>6s} {'W2 s':>7s} {'ratio':>6s} {'W3 s':>7s} {'ratio':>6s}")
-me = {wl: med("feedagg", wl) for wl in ("W1", "W2", "W3")}
-print(f"{'feedagg':22s} " + " ".join(f"{(me[w] or 0):7.3f} {'':>6s}" for w in ("W1", "W2", "W3")))
-for name in runs:
-    if name == "feedagg": continue
-    cells = []
-    for wl in ("W1", "W2", "W3"):
-        p = med(name, wl)
-        cells.append(f"{p:7.3f} {p / me[wl]:6.1f}" if p and me[wl] else f"{'-':>7s} {'-':>6s}")
-    print(f"{name:22s} " + " ".join(cells))
-w2 = runs["feedagg"].get("W2", [])
-if w2:
-    print(f"\nfeedagg W2: requests={statistics.median(r['requests'] for r in w2)} "
-          f"304s={statistics.median(r['not_modified_304'] for r in w2)}; "
-          f"W1 peak RSS={statistics.median(r['rss_mb'] for r in runs['feedagg']['W1']):.1f} MB")
-PY
+rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt"
+
+# setup.sh installs gh (apt), .venv and .venv-tap (PyPI) into ../shared/bench.
+setup_ready() {
+  command -v gh >/dev/null 2>&1 &&
+    "$bench/.venv/bin/python" -c 'import github, githubkit, ghapi, requests, aiohttp' 2>/dev/null &&
+    [ -x "$bench/.venv-tap/bin/tap-github" ] && [ -s "$bench/.venv-tap/catalog-repositories.json" ]
+}
+if [ "${BENCH_SETUP:-0}" = 1 ]; then
+  echo "== BENCH_SETUP=1: running $bench/setup.sh" >&2
+  "$bench/setup.sh" >&2 || echo "!! setup.sh failed (it needs the apt and PyPI registries); going on with what is installed" >&2
+elif setup_ready; then
+  "$bench/setup.sh" >&2
+else
+  echo "== setup.sh not run: gh, $bench/.venv or .venv-tap are missing and it would need the apt/PyPI registries (BENCH_SETUP=1 runs it anyway)" >&2
+fi
+
+echo "== planning contenders" >&2
+python3 "$root/Scripts/bench-peers.py" plan --bench "$bench" --out "$out" ${BENCH_PEERS:+--only "$BENCH_PEERS"} >&2
+
+args=(--contenders "$out/contenders.conf" --out "$out" --reps "$reps" "$@")
+if [ "${BENCH_NO_NETNS:-0}" != 1 ] && unshare -n true 2>/dev/null; then
+  echo "== bench.py in a loopback-only network namespace (unshare -n), $reps reps" >&2
+  env BENCH_IN_NETNS=1 unshare -n sh -c 'ip link set lo up 2>/dev/null || true; exec python3 "$@"' \
+    sh "$bench/bench.py" "${args[@]}"
+else
+  echo "== bench.py without a network namespace (BENCH_NO_NETNS=1 or unshare -n unavailable), $reps reps" >&2
+  python3 "$bench/bench.py" "${args[@]}"
+fi
+
+python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "$bench/results/peers.md" \
+  --skipped "$out/skipped.json" | tee "$out/report.txt"
+exit "${PIPESTATUS[0]}"

@@ -68,6 +68,55 @@ public enum JSONPage {
         }
     }
 
+    /// Decodes every element of the array at `path` with `read`, a single-pass decoder written
+    /// against ``JSONReader``; when it cannot decode the page exactly as `T`'s `Decodable`
+    /// conformance would (it threw ``JSONReader/Unsupported``), decodes the page through that
+    /// conformance instead (``elements(_:in:at:)``), which gives the same elements or the same
+    /// located ``PageDecodeError``.
+    ///
+    /// `read` must consume exactly one value, and give what `T(from:)` gives for it.
+    public static func elements<T: Decodable & Sendable>(
+        _ type: T.Type, in page: FetchedPage, at path: [String] = [],
+        reading read: (inout JSONReader) throws(JSONReader.Unsupported) -> T
+    ) throws -> [Element<T>] {
+        if let elements = readElements(in: page, at: path, reading: read) { return elements }
+        return try elements(type, in: page, at: path)
+    }
+
+    /// The elements of the array at `path` decoded by `read` in one pass over the body, each with
+    /// its original bytes; `nil` when the body is not strict JSON with an array there, or `read`
+    /// threw ``JSONReader/Unsupported`` for an element (the caller then decodes the page through
+    /// `Decodable`, which also reports any error precisely).
+    public static func readElements<T: Sendable>(
+        in page: FetchedPage, at path: [String] = [],
+        reading read: (inout JSONReader) throws(JSONReader.Unsupported) -> T
+    ) -> [Element<T>]? {
+        guard (try? requireJSON(page)) != nil else { return nil }
+        return page.response.body.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Element<T>]? in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            var scanner = JSONScanner(bytes: bytes)
+            guard (try? scanner.seekArray(at: path)) != nil else { return nil }
+            var reader = JSONReader(bytes: bytes, index: scanner.index)
+            do throws(JSONReader.Unsupported) {
+                var out: [Element<T>] = []
+                var array = try reader.beginArray()
+                while try reader.nextElement(&array) {
+                    let start = reader.index
+                    let value = try read(&reader)
+                    let raw = Data(bytes[start..<reader.index])
+                    out.append(Element(value: value, raw: raw, index: out.count))
+                }
+                if path.isEmpty {
+                    // Nothing but whitespace may follow a top-level array.
+                    guard (try? reader.peek()) == nil else { return nil }
+                }
+                return out
+            } catch {
+                return nil
+            }
+        }
+    }
+
     /// The whole body as a ``JSONValue`` and the elements of the array at `path` in it, each with
     /// its original bytes when `path` is made of object keys only (else re-serialised).
     ///
@@ -241,23 +290,7 @@ struct JSONScanner {
 
     /// Ranges of the elements of the array found by following object keys `path`.
     mutating func arrayElements(at path: [String]) throws -> [Range<Int>] {
-        var described = "$"
-        for key in path {
-            skipSpace()
-            guard index < bytes.count else { throw error(described, "expected an object, found end of input") }
-            guard bytes[index] == UInt8(ascii: "{") else {
-                throw error(described, "expected an object with key '\(key)', found \(kind(bytes[index]))")
-            }
-            guard try seek(member: key, path: described) else {
-                throw error(described, "missing required key '\(key)'")
-            }
-            described += ".\(key)"
-        }
-        skipSpace()
-        guard index < bytes.count else { throw error(described, "expected an array, found end of input") }
-        guard bytes[index] == UInt8(ascii: "[") else {
-            throw error(described, "expected an array, found \(kind(bytes[index]))")
-        }
+        let described = try seekArray(at: path)
         index += 1
         var ranges: [Range<Int>] = []
         skipSpace()
@@ -287,6 +320,29 @@ struct JSONScanner {
             guard index == bytes.count else { throw error("$", "malformed JSON: unexpected data after the array at byte \(index)") }
         }
         return ranges
+    }
+
+    /// Follows object keys `path` to the array there, stopping at its `[`; returns the path in
+    /// JSON-path notation (`$.photos`).
+    mutating func seekArray(at path: [String]) throws -> String {
+        var described = "$"
+        for key in path {
+            skipSpace()
+            guard index < bytes.count else { throw error(described, "expected an object, found end of input") }
+            guard bytes[index] == UInt8(ascii: "{") else {
+                throw error(described, "expected an object with key '\(key)', found \(kind(bytes[index]))")
+            }
+            guard try seek(member: key, path: described) else {
+                throw error(described, "missing required key '\(key)'")
+            }
+            described += ".\(key)"
+        }
+        skipSpace()
+        guard index < bytes.count else { throw error(described, "expected an array, found end of input") }
+        guard bytes[index] == UInt8(ascii: "[") else {
+            throw error(described, "expected an array, found \(kind(bytes[index]))")
+        }
+        return described
     }
 
     /// The range of the top-level member `key`'s value, when the body is an object.

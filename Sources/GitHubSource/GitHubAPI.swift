@@ -68,23 +68,29 @@ enum GitHubAPI {
 
     /// `text` with surrounding whitespace removed, or `nil` when nothing is left.
     static func nonEmpty(_ text: String?) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
-            return nil
+        guard let text else { return nil }
+        // The usual case, without Foundation's trimming (most of the mapping time): a first and a
+        // last byte that are printable ASCII are scalars that are neither whitespace nor newlines,
+        // so there is nothing to trim.
+        let utf8 = text.utf8
+        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return text
         }
-        return trimmed
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 }
 
 /// A GitHub user or organization as embedded in list responses (`owner`, members, gist `user`).
 ///
 /// Only `login` is required: 2012 payloads lack `html_url`, `type` and `site_admin`.
-struct GitHubUserDTO: Decodable, Sendable {
-    var login: String
-    var id: Int?
-    var htmlURL: String?
-    var avatarURL: String?
-    var type: String?
-    var siteAdmin: Bool?
+package struct GitHubUserDTO: Decodable, Sendable, Equatable {
+    package var login: String
+    package var id: Int?
+    package var htmlURL: String?
+    package var avatarURL: String?
+    package var type: String?
+    package var siteAdmin: Bool?
 
     enum CodingKeys: String, CodingKey {
         case login, id, type

@@ -69,8 +69,24 @@ public struct GitHubGistsSource: FeedSource {
 
     /// Maps a JSON array of gists to items.
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
-        let elements = try JSONPage.elements(GistDTO.self, in: page)
-        let items = try elements.map { element -> FeedItem in
+        DecodedPage(items: try items(from: try decodeGists(page)))
+    }
+
+    /// The page's gists, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``GistDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
+    package func decodeGists(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
+        try JSONPage.elements(GistDTO.self, in: page, reading: GistDTO.init(reading:))
+    }
+
+    /// ``decodeGists(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeGistsWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
+        try JSONPage.elements(GistDTO.self, in: page)
+    }
+
+    /// Decoded gists as items (the second half of ``decodePage(_:)``).
+    package func items(from elements: [JSONPage.Element<GistDTO>]) throws -> [FeedItem] {
+        try elements.map { element -> FeedItem in
             let gist = element.value
             let path = "$[\(element.index)]"
             let files = gist.sortedFiles
@@ -86,7 +102,6 @@ public struct GitHubGistsSource: FeedSource {
                 updated: try GitHubAPI.timestamp(gist.updatedAt, at: "\(path).updated_at"),
                 raw: element.raw)
         }
-        return DecodedPage(items: items)
     }
 
     /// At most this many file names in a summary.
@@ -106,15 +121,15 @@ public struct GitHubGistsSource: FeedSource {
 
 /// The fields of a gist that `github.gists` reads. `owner` is absent before 2014; `user` is the
 /// 2012 name for it and is null afterwards.
-struct GistDTO: Decodable, Sendable {
-    var id: String
-    var description: String?
-    var htmlURL: String?
-    var files: [String: FileDTO]?
-    var owner: GitHubUserDTO?
-    var user: GitHubUserDTO?
-    var createdAt: String?
-    var updatedAt: String?
+package struct GistDTO: Decodable, Sendable, Equatable {
+    package var id: String
+    package var description: String?
+    package var htmlURL: String?
+    package var files: [String: FileDTO]?
+    package var owner: GitHubUserDTO?
+    package var user: GitHubUserDTO?
+    package var createdAt: String?
+    package var updatedAt: String?
 
     enum CodingKeys: String, CodingKey {
         case id, description, files, owner, user
@@ -124,9 +139,9 @@ struct GistDTO: Decodable, Sendable {
     }
 
     /// One entry of `files`.
-    struct FileDTO: Decodable, Sendable {
-        var filename: String?
-        var language: String?
+    package struct FileDTO: Decodable, Sendable, Equatable {
+        package var filename: String?
+        package var language: String?
     }
 
     /// A file as shown in a summary.

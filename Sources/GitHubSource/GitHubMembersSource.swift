@@ -45,8 +45,24 @@ public struct GitHubMembersSource: FeedSource {
 
     /// Maps a JSON array of users to undated items.
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
-        let elements = try JSONPage.elements(GitHubUserDTO.self, in: page)
-        let items = elements.map { element -> FeedItem in
+        DecodedPage(items: items(from: try decodeMembers(page)))
+    }
+
+    /// The page's users, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``GitHubUserDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
+    package func decodeMembers(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
+        try JSONPage.elements(GitHubUserDTO.self, in: page, reading: GitHubUserDTO.init(reading:))
+    }
+
+    /// ``decodeMembers(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeMembersWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
+        try JSONPage.elements(GitHubUserDTO.self, in: page)
+    }
+
+    /// Decoded users as undated items (the second half of ``decodePage(_:)``).
+    package func items(from elements: [JSONPage.Element<GitHubUserDTO>]) -> [FeedItem] {
+        elements.map { element -> FeedItem in
             let member = element.value
             let identity = member.id.map(String.init) ?? member.login
             return FeedItem(
@@ -58,7 +74,6 @@ public struct GitHubMembersSource: FeedSource {
                 imageURL: GitHubAPI.nonEmpty(member.avatarURL),
                 raw: element.raw)
         }
-        return DecodedPage(items: items)
     }
 
     /// `Member of swift`, with ` (site admin)` or the account type when it is not a plain user.

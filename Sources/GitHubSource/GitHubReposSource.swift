@@ -113,8 +113,24 @@ public struct GitHubReposSource: FeedSource {
 
     /// Maps a JSON array of repositories to items.
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
-        let elements = try JSONPage.elements(RepositoryDTO.self, in: page)
-        let items = try elements.map { element -> FeedItem in
+        DecodedPage(items: try items(from: try decodeRepositories(page)))
+    }
+
+    /// The page's repositories, decoded but not yet mapped (the first half of ``decodePage(_:)``).
+    /// One pass over the body with ``RepositoryDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
+    package func decodeRepositories(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
+        try JSONPage.elements(RepositoryDTO.self, in: page, reading: RepositoryDTO.init(reading:))
+    }
+
+    /// ``decodeRepositories(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodeRepositoriesWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
+        try JSONPage.elements(RepositoryDTO.self, in: page)
+    }
+
+    /// Decoded repositories as items (the second half of ``decodePage(_:)``).
+    package func items(from elements: [JSONPage.Element<RepositoryDTO>]) throws -> [FeedItem] {
+        try elements.map { element -> FeedItem in
             let repo = element.value
             let path = "$[\(element.index)]"
             return FeedItem(
@@ -128,7 +144,6 @@ public struct GitHubReposSource: FeedSource {
                 updated: try GitHubAPI.timestamp(repo.updatedAt, at: "\(path).updated_at"),
                 raw: element.raw)
         }
-        return DecodedPage(items: items)
     }
 
     private static func empty(_ key: String, _ parameters: FeedParameters) -> ConfigError {
@@ -152,20 +167,20 @@ public struct GitHubReposSource: FeedSource {
 
 /// The fields of a repository that `github.repos` reads. Counts have 2012 fallbacks
 /// (`forks`, `watchers`, `open_issues` predate the `_count` names).
-struct RepositoryDTO: Decodable, Sendable {
-    var id: Int
-    var name: String
-    var htmlURL: String?
-    var language: String?
-    var forksCount: Int?
-    var forks: Int?
-    var watchersCount: Int?
-    var watchers: Int?
-    var openIssuesCount: Int?
-    var openIssues: Int?
-    var owner: GitHubUserDTO?
-    var createdAt: String?
-    var updatedAt: String?
+package struct RepositoryDTO: Decodable, Sendable, Equatable {
+    package var id: Int
+    package var name: String
+    package var htmlURL: String?
+    package var language: String?
+    package var forksCount: Int?
+    package var forks: Int?
+    package var watchersCount: Int?
+    package var watchers: Int?
+    package var openIssuesCount: Int?
+    package var openIssues: Int?
+    package var owner: GitHubUserDTO?
+    package var createdAt: String?
+    package var updatedAt: String?
 
     enum CodingKeys: String, CodingKey {
         case id, name, language, forks, watchers, owner

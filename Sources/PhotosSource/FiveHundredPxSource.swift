@@ -72,12 +72,7 @@ public struct FiveHundredPxSource: FeedSource {
     /// Maps the envelope `{current_page, total_pages, total_items, photos: [...]}` to items and
     /// totals; `total_pages` is required.
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
-        try JSONPage.requireJSON(page)
-        try Self.requireEnvelope(page.response.body)
-        let elements = try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])
-        let items = try elements.map { element in
-            try item(element.value, raw: element.raw, path: "$.photos[\(element.index)]")
-        }
+        let items = try items(from: try decodePhotos(page))
         let totals = PageTotals(
             currentPage: try JSONPage.integerMember("current_page", in: page),
             totalPages: try JSONPage.integerMember("total_pages", in: page),
@@ -88,6 +83,30 @@ public struct FiveHundredPxSource: FeedSource {
             throw PageDecodeError(path: "$.total_pages", "expected the page count (an integer), found nothing (absent or null)")
         }
         return DecodedPage(items: items, totals: totals)
+    }
+
+    /// The page's photos, decoded but not yet mapped (the first half of ``decodePage(_:)``, which
+    /// then reads the totals).
+    /// One pass over the photos with ``PhotoDTO/init(reading:)``; through `Decodable` when that
+    /// reader cannot decode the page exactly as `Decodable` would.
+    package func decodePhotos(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
+        try JSONPage.requireJSON(page)
+        try Self.requireEnvelope(page.response.body)
+        return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"], reading: PhotoDTO.init(reading:))
+    }
+
+    /// ``decodePhotos(_:)`` through `Decodable` only (the reference for tests and benchmarks).
+    package func decodePhotosWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
+        try JSONPage.requireJSON(page)
+        try Self.requireEnvelope(page.response.body)
+        return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])
+    }
+
+    /// Decoded photos as items.
+    package func items(from elements: [JSONPage.Element<PhotoDTO>]) throws -> [FeedItem] {
+        try elements.map { element in
+            try item(element.value, raw: element.raw, path: "$.photos[\(element.index)]")
+        }
     }
 
     /// Rejects a body that is not an object, naming the shape that was expected.
@@ -145,9 +164,12 @@ public struct FiveHundredPxSource: FeedSource {
             avatarURL: avatar.flatMap(Self.onWeb))
     }
 
+    /// ``webRoot`` as a URL, parsed once.
+    private static let webRootURL = URL(string: webRoot)
+
     /// `reference` resolved against the 500px web site.
     static func onWeb(_ reference: String) -> String? {
-        URL(string: webRoot).flatMap { absolute(reference, against: $0) }
+        webRootURL.flatMap { absolute(reference, against: $0) }
     }
 
     /// `reference` resolved against `base` (unchanged when already absolute); `nil` if unparsable.
@@ -158,15 +180,15 @@ public struct FiveHundredPxSource: FeedSource {
 }
 
 /// The fields of a 500px photo that `photos.500px` reads.
-struct PhotoDTO: Decodable, Sendable {
-    var id: Int
-    var name: String?
-    var description: String?
-    var url: String?
-    var imageURL: ImageURLField?
-    var images: [Image]?
-    var createdAt: String?
-    var user: User?
+package struct PhotoDTO: Decodable, Sendable, Equatable {
+    package var id: Int
+    package var name: String?
+    package var description: String?
+    package var url: String?
+    package var imageURL: ImageURLField?
+    package var images: [Image]?
+    package var createdAt: String?
+    package var user: User?
 
     enum CodingKeys: String, CodingKey {
         case id, name, description, url, images, user
@@ -175,11 +197,11 @@ struct PhotoDTO: Decodable, Sendable {
     }
 
     /// `image_url` is a string, or an array of strings when several `image_size`s were asked for.
-    enum ImageURLField: Decodable, Sendable {
+    package enum ImageURLField: Decodable, Sendable, Equatable {
         case one(String)
         case many([String])
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let many = try? container.decode([String].self) {
                 self = .many(many)
@@ -198,10 +220,10 @@ struct PhotoDTO: Decodable, Sendable {
     }
 
     /// One entry of `images`.
-    struct Image: Decodable, Sendable {
-        var size: Int?
-        var url: String?
-        var httpsURL: String?
+    package struct Image: Decodable, Sendable, Equatable {
+        package var size: Int?
+        package var url: String?
+        package var httpsURL: String?
 
         enum CodingKeys: String, CodingKey {
             case size, url
@@ -210,11 +232,11 @@ struct PhotoDTO: Decodable, Sendable {
     }
 
     /// The photographer.
-    struct User: Decodable, Sendable {
-        var username: String?
-        var fullname: String?
-        var userpicURL: String?
-        var userpicHTTPSURL: String?
+    package struct User: Decodable, Sendable, Equatable {
+        package var username: String?
+        package var fullname: String?
+        package var userpicURL: String?
+        package var userpicHTTPSURL: String?
 
         enum CodingKeys: String, CodingKey {
             case username, fullname

@@ -26,6 +26,7 @@ enum PlainText {
     /// Removes `<…>` tags, replacing each with a space so words on either side stay apart.
     /// A `<` that does not open a tag (`a < b`) is kept, and so is an unclosed `<tag`. Linear time.
     static func stripTags(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "<")) else { return text }  // no tag: nothing to do
         var out = ""
         out.reserveCapacity(text.count)
         var index = text.startIndex
@@ -91,7 +92,33 @@ enum PlainText {
 
     /// Whitespace runs (including newlines and no-break spaces) as single spaces, trimmed.
     static func collapse(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        if let ascii = collapseASCII(text) { return ascii }
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// ``collapse(_:)`` of an ASCII-only text, byte by byte (`nil` for any other text). In ASCII
+    /// every character is one byte except CR LF, and the whitespace characters are exactly
+    /// tab, LF, VT, FF, CR and space, so this splits and joins as `Character.isWhitespace` does.
+    static func collapseASCII(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var space = false
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    space = !out.isEmpty
+                    continue
+                }
+                if space {
+                    out.append(0x20)
+                    space = false
+                }
+                out.append(byte)
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// At most `limit` characters, cut after a word when one ends in the last fifth, with `…`.

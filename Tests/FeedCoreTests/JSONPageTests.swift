@@ -66,6 +66,47 @@ struct JSONPageTests {
         }
     }
 
+    /// A single-pass reader for `Repo`, as a source would write one.
+    static func read(_ reader: inout JSONReader) throws(JSONReader.Unsupported) -> Repo {
+        var id: Int?, name: String?
+        var object = try reader.beginObject()
+        while let key = try reader.nextKey(&object) {
+            if try reader.key(key, is: "id") {
+                guard id == nil else { throw JSONReader.Unsupported() }
+                id = try reader.readInt()
+            } else if try reader.key(key, is: "name") {
+                guard name == nil else { throw JSONReader.Unsupported() }
+                name = try reader.readString()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let id, let name else { throw JSONReader.Unsupported() }
+        return Repo(id: id, name: name)
+    }
+
+    @Test("a single-pass reader gives the Decodable path's elements, raw bytes and located errors", arguments: [
+        (#" [ {"id": 1, "name": "a", "x": [1, {"y": "]"}]} , {"id":2,"name":"b\"}"} ] "#, [String]()),
+        (#"{"current_page": 2, "photos": [{"id": 5, "name": "p\u00e9"}], "total_items": 41}"#, ["photos"]),
+        (#"[{"id": 1, "name": null}]"#, []), (#"[{"id": 1}]"#, []), (#"{"photos": []}"#, []),
+        (#"[{"id": 1, "name": "a"}"#, []), (#"[1, 2"#, []), (#"[{"id": 1, "name": "a"}]"#, ["photos"]),
+        (#"{"total": 3}"#, ["photos"]), (#"[{"id": 99999999999999999999999, "name": "a"}]"#, []),
+        (#"[{"id": 1.0, "name": "a"}]"#, []), (#"[{"id": 1, "name": "a"}] x"#, []), (#"[{"id": 1, "name": "a",}]"#, []),
+    ])
+    func reader(_ body: String, _ path: [String]) {
+        func outcome(_ decode: () throws -> [JSONPage.Element<Repo>]) -> String {
+            do {
+                return try decode().map { "\($0.index) \($0.value.id) \($0.value.name) \(String(decoding: $0.raw, as: UTF8.self))" }
+                    .joined(separator: "\n")
+            } catch {
+                return "error: \(error)"
+            }
+        }
+        let codable = outcome { try JSONPage.elements(Repo.self, in: page(body), at: path) }
+        let reader = outcome { try JSONPage.elements(Repo.self, in: page(body), at: path, reading: Self.read) }
+        #expect(reader == codable)
+    }
+
     @Test("HTML served as 200 and empty bodies are refused")
     func notJSON() {
         #expect(throws: PageDecodeError.self) { try JSONPage.elements(Repo.self, in: page("<html>oops</html>", type: "text/html")) }
