@@ -685,6 +685,7 @@ private struct Walk {
             var inFlight = 0
             var last: PageOutcome?
             while true {
+                // Refill freed slots before handing pages over, so a slow sink never delays a request.
                 while next < urls.count, inFlight < engine.pageConcurrency, next < accepted + window {
                     let index = next
                     let url = urls[index]
@@ -704,6 +705,7 @@ private struct Walk {
                 guard let (index, result) = await group.next() else { break }
                 inFlight -= 1
                 done[index] = result
+                if done[accepted] == nil { continue }
                 while let result = done.removeValue(forKey: accepted) {
                     switch result {
                     case .success(.page(let decoded, let outcome, let remembered)):

@@ -34,12 +34,14 @@ extension FeedStore {
     @discardableResult
     public func commitPull(_ pull: FeedPull) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
+        let prepared = Self.prepare(pull.items, source: pull.source)
+        defer { checkpointer.wrote(bytes: Self.approximateSize(of: pull.items)) }
         return try writing("commit feed '\(pull.feed)'") { db in
             try Self.ensureFeed(pull.feed, source: pull.source, in: db)
             if try !Self.isClaimedByLiveProcess(pull.feed, in: db) { try Self.discardStaged(feed: pull.feed, in: db) }
             let number = try Self.nextPullNumber(of: pull.feed, in: db)
             var summary = try Self.writeItems(
-                pull.items, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false, in: db)
+                prepared, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false, in: db)
             for entry in pull.cacheEntries {
                 try Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
             }
@@ -85,8 +87,21 @@ extension FeedStore {
     /// (`staged = 1`) and changed ones wait in `staged_update`, until ``finish(_:pull:startedPull:now:in:)``;
     /// otherwise both are written visible at once. An item this pull already saw (pages that overlap,
     /// or pages staged before a crash) is skipped: its first occurrence wins.
+    /// An item with the values computed from it before the write transaction (outside the lock).
+    struct PreparedItem: Sendable {
+        var item: FeedItem
+        var hash: Int64
+        var dedupKey: String
+    }
+
+    /// Digests and dedup keys of `items`: pure CPU work, done before taking the write lock so that
+    /// writers of other feeds are not kept waiting on it.
+    static func prepare(_ items: [FeedItem], source: String) -> [PreparedItem] {
+        items.map { PreparedItem(item: $0, hash: $0.contentDigest, dedupKey: UnifiedStream.dedupKey($0, source: source)) }
+    }
+
     static func writeItems(
-        _ items: [FeedItem], feed: String, source: String, pull: Int64, now: Double, staged: Bool, in db: Database
+        _ items: [PreparedItem], feed: String, source: String, pull: Int64, now: Double, staged: Bool, in db: Database
     ) throws -> CommitSummary {
         var summary = CommitSummary()
         guard !items.isEmpty else { return summary }
@@ -106,12 +121,14 @@ extension FeedStore {
                 """)
         let seen = try db.cachedStatement(
             sql: "UPDATE item SET last_seen_at = ?, missing_since = NULL, seen_pull = ? WHERE feed = ? AND id = ?")
-        for item in items {
-            let hash = item.contentDigest
+        for prepared in items {
+            let item = prepared.item
+            let hash = prepared.hash
+            let dedupKey = prepared.dedupKey
             guard let existing = try Row.fetchOne(lookup, arguments: [feed, item.id]) else {
                 let values: [(any DatabaseValueConvertible)?] =
                     ItemColumns.values(item) + [
-                        feed, item.id, UnifiedStream.dedupKey(item, source: source), ItemColumns.datedSortKey(item),
+                        feed, item.id, dedupKey, ItemColumns.datedSortKey(item),
                         nextPosition, now, now, pull, hash, staged ? 1 : 0,
                     ]
                 try insert.execute(arguments: StatementArguments(values))
@@ -129,7 +146,7 @@ extension FeedStore {
             if staged {
                 // The new version waits; the stored one stays visible until the pull ends.
                 let values: [(any DatabaseValueConvertible)?] =
-                    [feed, item.id] + ItemColumns.values(item) + [UnifiedStream.dedupKey(item, source: source), hash]
+                    [feed, item.id] + ItemColumns.values(item) + [dedupKey, hash]
                 try db.cachedStatement(
                     sql: """
                         INSERT OR REPLACE INTO staged_update (feed, id, \(ItemColumns.names.joined(separator: ", ")),
@@ -142,8 +159,7 @@ extension FeedStore {
                 continue
             }
             try applyUpdate(
-                item, dedupKey: UnifiedStream.dedupKey(item, source: source), hash: hash, existing: existing, feed: feed,
-                pull: pull, now: now, in: db)
+                item, dedupKey: dedupKey, hash: hash, existing: existing, feed: feed, pull: pull, now: now, in: db)
         }
         return summary
     }

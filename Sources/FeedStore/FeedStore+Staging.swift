@@ -138,6 +138,8 @@ extension FeedStore {
             redacted.visited = resume.visited.map { Redaction.redact($0) }
             resumeJSON = String(decoding: try JSONEncoder().encode(redacted), as: UTF8.self)
         }
+        let prepared = Self.prepare(page.items, source: ticket.source)
+        defer { checkpointer.wrote(bytes: Self.approximateSize(of: page.items)) }
         return try writing("save page \(page.number) of feed '\(ticket.feed)'") { db in
             try db.execute(
                 sql: """
@@ -151,7 +153,7 @@ extension FeedStore {
                     detail: "another feedagg process took over this feed's pull")
             }
             let summary = try Self.writeItems(
-                page.items, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true, in: db)
+                prepared, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true, in: db)
             if let cached = page.cacheable {
                 var entry = HTTPCacheEntry(
                     url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,
@@ -196,6 +198,12 @@ extension FeedStore {
             let holder = PullOwner(text)
         else { return false }
         return holder != .current && holder.isAlive
+    }
+
+    /// About how many bytes writing `items` adds to the log (their JSON, and as much again for the
+    /// other columns, indexes and the pages rewritten when they become visible).
+    static func approximateSize(of items: [FeedItem]) -> Int {
+        items.reduce(0) { $0 + 2 * ($1.raw?.count ?? 0) + 512 }
     }
 
     /// Drops what an unfinished pull of `feed` staged (invisible items, waiting updates and

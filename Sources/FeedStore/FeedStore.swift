@@ -20,6 +20,10 @@ public final class FeedStore: Sendable {
     let now: @Sendable () -> Date
     /// Test hook: runs inside a commit's write transaction after every write, before COMMIT.
     let beforeCommit: (@Sendable (_ feed: String) throws -> Void)?
+    /// Checkpoints the write-ahead log off the writer while pulls write.
+    let checkpointer: BackgroundCheckpointer
+    /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
+    static let autocheckpointPages = 10_000
 
     private init(
         path: String, pool: DatabasePool, now: @escaping @Sendable () -> Date,
@@ -29,6 +33,7 @@ public final class FeedStore: Sendable {
         self.pool = pool
         self.now = now
         self.beforeCommit = beforeCommit
+        self.checkpointer = BackgroundCheckpointer(path: path)
     }
 
     /// Opens (creating it and its parent directories if needed) and migrates the store at `path`.
@@ -81,7 +86,12 @@ public final class FeedStore: Sendable {
         // WAL with synchronous = NORMAL: a commit is atomic and survives a crash or kill -9 of the
         // process; only a power loss may drop the last commits (never corrupt the file). FULL
         // would fsync the WAL on every feed's commit.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        // The automatic checkpoint is a backstop: BackgroundCheckpointer keeps the log short
+        // without stalling the writer.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autocheckpointPages)")
+        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -140,6 +150,7 @@ public final class FeedStore: Sendable {
 
     /// Closes the database connections; any later call fails.
     public func close() throws {
+        checkpointer.close()
         do { try pool.close() } catch { throw StoreError.wrapping(error, path: path, operation: "close") }
     }
 

@@ -362,6 +362,10 @@ public struct Aggregator: Sendable {
         let claim = ticket
         let sink = StorePageSink(store: store, ticket: claim, retain: retain)
         var result = await engine.pull(feed, resumingAt: resume, sink: sink)
+        if let failure = await sink.drain(), result.error == nil || !(result.error?.reason.isNotSaved ?? false) {
+            // A page that could not be written ends the feed's pull there, like any failure.
+            result.error = FeedError(feed: feed.name, url: nil, page: nil, reason: .notSaved(failure.description))
+        }
         let tally = sink.tally.value
         if retain { result.items = tally.items }
         let saving = ContinuousClock.now
@@ -492,29 +496,79 @@ public struct Aggregator: Sendable {
 
 /// Writes each page of one feed into the store as the engine accepts it (see
 /// ``FeedStore/stagePage(_:ticket:)``), off the cooperative pool, and tallies what it did.
-struct StorePageSink: PageSink {
+///
+/// Writes are pipelined: `accept` queues the page's write behind the previous one (so pages land
+/// in page order) and returns at once, letting the walk fetch on while SQLite writes; it waits only
+/// when ``maxPending`` writes are queued, which bounds the pages held in memory. A failed write
+/// fails every later `accept`, and ``drain()`` reports it once the walk is over.
+final class StorePageSink: PageSink, Sendable {
     struct Tally: Sendable {
         var summary = CommitSummary()
         var items: [FeedItem] = []
+    }
+
+    struct Pipeline: Sendable {
+        var writes: [Task<Void, Never>] = []
+        var failure: StoreError?
     }
 
     let store: FeedStore
     let ticket: PullTicket
     /// Keep the items too (``PullSettings/retainItems``).
     let retain: Bool
+    /// Page writes queued at most before `accept` waits.
+    let maxPending: Int
     let tally = Locked(Tally())
+    let pipeline = Locked(Pipeline())
+
+    init(store: FeedStore, ticket: PullTicket, retain: Bool, maxPending: Int = 4) {
+        self.store = store
+        self.ticket = ticket
+        self.retain = retain
+        self.maxPending = max(1, maxPending)
+    }
 
     func accept(_ page: AcceptedPage, of feed: Feed) async throws {
+        // Back-pressure: wait for the oldest queued write while too many are queued.
+        while let oldest = pipeline.withLock({ $0.writes.count >= maxPending ? $0.writes.removeFirst() : nil }) {
+            await oldest.value
+        }
+        if let failure = pipeline.value.failure { throw failure }
         let store = self.store
         let ticket = self.ticket
-        let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
         let retain = self.retain
-        tally.withLock { tally in
-            tally.summary.inserted += summary.inserted
-            tally.summary.updated += summary.updated
-            tally.summary.unchanged += summary.unchanged
-            if retain { tally.items += page.items }
+        let tally = self.tally
+        let pipeline = self.pipeline
+        pipeline.withLock { state in
+            let previous = state.writes.last
+            state.writes.append(
+                Task {
+                    await previous?.value
+                    guard pipeline.value.failure == nil else { return }
+                    do {
+                        let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
+                        tally.withLock { tally in
+                            tally.summary.inserted += summary.inserted
+                            tally.summary.updated += summary.updated
+                            tally.summary.unchanged += summary.unchanged
+                            if retain { tally.items += page.items }
+                        }
+                    } catch {
+                        let failure =
+                            error as? StoreError
+                            ?? StoreError(kind: .database, path: store.path, operation: "save a page", detail: "\(error)")
+                        pipeline.withLock { $0.failure = $0.failure ?? failure }
+                    }
+                })
         }
+    }
+
+    /// Waits for every queued write; the first write failure, if any.
+    func drain() async -> StoreError? {
+        while let next = pipeline.withLock({ $0.writes.isEmpty ? nil : $0.writes.removeFirst() }) {
+            await next.value
+        }
+        return pipeline.value.failure
     }
 }
 
