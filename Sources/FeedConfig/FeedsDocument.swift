@@ -56,7 +56,7 @@ public struct FeedsDocument: Sendable {
 
         /// Creates settings; every argument defaults to what an absent key means.
         public init(
-            maxConnectionsPerHost: Int = 16, pageConcurrency: Int = 8, connectTimeout: Double = 10,
+            maxConnectionsPerHost: Int = 16, pageConcurrency: Int = 16, connectTimeout: Double = 10,
             timeout: Double = 60, userAgent: String = defaultUserAgent, retries: Int = 2, retryMaxWait: Double = 30,
             rateLimitWait: Double = 60
         ) {

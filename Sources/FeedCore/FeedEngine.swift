@@ -158,7 +158,7 @@ public struct FeedEngine: Sendable {
 
     /// Creates an engine.
     public init(
-        transport: any HTTPTransport, pageConcurrency: Int = 8, events: PullEvents = PullEvents(),
+        transport: any HTTPTransport, pageConcurrency: Int = 16, events: PullEvents = PullEvents(),
         memory: (any PullMemory)? = nil, refresh: RefreshMode = .incremental, retry: RetryPolicy = RetryPolicy(),
         rateLimit: RateLimitPolicy = RateLimitPolicy()
     ) {

@@ -130,7 +130,7 @@ struct FeedsLoaderTests {
             """)
         #expect(document.settings == FeedsDocument.Settings(timeout: 45))
         #expect(document.settings.maxConnectionsPerHost == 16)
-        #expect(document.settings.pageConcurrency == 8)
+        #expect(document.settings.pageConcurrency == 16)
         #expect(document.settings.connectTimeout == 10)
         #expect(document.settings.firstByteTimeout == 30)
         #expect(document.settings.userAgent == "feedagg/0.1")
