@@ -87,13 +87,20 @@ public enum UnifiedStream {
             }
         }
         // Stable: Swift's sort is not guaranteed stable, so sort by (date desc, original position).
-        let positioned = entries.enumerated().map { ($0.offset, $0.element) }
-        let dated = positioned.filter { $0.1.item.sortDate != nil }.sorted { a, b in
-            let da = a.1.item.sortDate ?? .distantPast
-            let db = b.1.item.sortDate ?? .distantPast
-            return da != db ? da > db : a.0 < b.0
+        // Indices with their dates are sorted, not the (large) entries themselves.
+        var keyed: [(date: Double, index: Int)] = []
+        keyed.reserveCapacity(entries.count)
+        var undatedIndices: [Int] = []
+        for (index, entry) in entries.enumerated() {
+            if let date = entry.item.sortDate {
+                keyed.append((date.timeIntervalSinceReferenceDate, index))
+            } else {
+                undatedIndices.append(index)
+            }
         }
-        let undated = positioned.filter { $0.1.item.sortDate == nil }
+        keyed.sort { a, b in a.date != b.date ? a.date > b.date : a.index < b.index }
+        let dated = keyed.map { ($0.index, entries[$0.index]) }
+        let undated = undatedIndices.map { ($0, entries[$0]) }
         guard !undated.isEmpty, !dated.isEmpty else { return (dated + undated).map(\.1) }
         // slot[i] = undated entries placed right after dated[i - 1] (slot 0: before the first).
         var slots = [[StreamEntry]](repeating: [], count: dated.count + 1)
@@ -140,6 +147,11 @@ public enum UnifiedStream {
     /// A URL normalised for comparison: lower-case scheme and host, no default port, no
     /// fragment, no trailing slash, `http` and `https` treated alike.
     public static func canonicalURL(_ text: String) -> String? {
+        alreadyCanonical(text) ?? canonicalURLByComponents(text)
+    }
+
+    /// ``canonicalURL(_:)`` through `URLComponents`, for any URL.
+    static func canonicalURLByComponents(_ text: String) -> String? {
         guard var components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
             let host = components.host, !host.isEmpty
         else { return nil }
@@ -155,5 +167,56 @@ public enum UnifiedStream {
         if path == "/" { path = "" }
         components.percentEncodedPath = path
         return components.string
+    }
+
+    /// `text` itself when it is already in canonical form and plain enough that `URLComponents`
+    /// would give it back unchanged: `https://`, a lowercase host of letters, digits, `.` and `-`
+    /// without a port, no trailing slash, no fragment, and only characters URLs allow unescaped
+    /// (no `%`, `@`, brackets or spaces). Most item URLs are; the rest take the general path.
+    /// (`canonicalURLMatchesTheGeneralPath` in FeedCoreTests holds the two paths to one answer.)
+    static func alreadyCanonical(_ text: String) -> String? {
+        var utf8 = text.utf8[...]
+        let prefix = "https://".utf8
+        guard utf8.starts(with: prefix) else { return nil }
+        utf8 = utf8.dropFirst(prefix.count)
+        var inHost = true
+        var hostLength = 0
+        var last: UInt8 = 0
+        var pathEnd: UInt8 = 0
+        var inQuery = false
+        for byte in utf8 {
+            if inHost {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."),
+                    UInt8(ascii: "-"):
+                    hostLength += 1
+                case UInt8(ascii: "/"), UInt8(ascii: "?"):
+                    inHost = false
+                    inQuery = byte == UInt8(ascii: "?")
+                default:
+                    return nil
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+                    UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+                    UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+                    break
+                case UInt8(ascii: "?"):
+                    if !inQuery { pathEnd = last }
+                    inQuery = true
+                default:
+                    return nil
+                }
+            }
+            last = byte
+        }
+        guard hostLength > 0, text.utf8.last != UInt8(ascii: "?") else { return nil }
+        // A trailing slash of the path (before any query) is dropped by the general path.
+        if !inHost && !inQuery && last == UInt8(ascii: "/") { return nil }
+        if inQuery && pathEnd == UInt8(ascii: "/") { return nil }
+        return text
     }
 }
