@@ -51,7 +51,8 @@ public enum JSONPage {
             out.reserveCapacity(ranges.count)
             let prefix = "$" + path.map { ".\($0)" }.joined()
             for (index, range) in ranges.enumerated() {
-                let raw = Data(bytes[range])
+                // A slice of the body, not a copy: the items of a page share its bytes.
+                let raw = body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound]
                 do {
                     out.append(Element(value: try decoder.decode(T.self, from: raw), raw: raw, index: index))
                 } catch let error as DecodingError {
@@ -92,7 +93,8 @@ public enum JSONPage {
         reading read: (inout JSONReader) throws(JSONReader.Unsupported) -> T
     ) -> [Element<T>]? {
         guard (try? requireJSON(page)) != nil else { return nil }
-        return page.response.body.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Element<T>]? in
+        let body = page.response.body
+        return body.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Element<T>]? in
             let bytes = buffer.bindMemory(to: UInt8.self)
             var scanner = JSONScanner(bytes: bytes)
             guard (try? scanner.seekArray(at: path)) != nil else { return nil }
@@ -103,7 +105,8 @@ public enum JSONPage {
                 while try reader.nextElement(&array) {
                     let start = reader.index
                     let value = try read(&reader)
-                    let raw = Data(bytes[start..<reader.index])
+                    // A slice of the body, not a copy: the items of a page share its bytes.
+                    let raw = body[body.startIndex + start..<body.startIndex + reader.index]
                     out.append(Element(value: value, raw: raw, index: out.count))
                 }
                 if path.isEmpty {
