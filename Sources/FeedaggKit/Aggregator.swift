@@ -405,17 +405,6 @@ public struct Aggregator: Sendable {
         return restored
     }
 
-    /// Commits one feed's result on a thread outside the cooperative pool (SQLite may wait for a lock).
-    static func commit(_ result: FeedResult, to store: FeedStore) async -> Result<CommitSummary, StoreError> {
-        do {
-            return .success(try await offPool { try store.commitPull(FeedPull(result)) })
-        } catch {
-            return .failure(
-                error as? StoreError
-                    ?? StoreError(kind: .database, path: store.path, operation: "commit", detail: "\(error)"))
-        }
-    }
-
     /// Runs blocking work (SQLite) on a global dispatch queue, keeping the cooperative pool free.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -447,7 +436,9 @@ public struct Aggregator: Sendable {
     /// The page the next pull of a failed feed starts at, when it resumes rather than starting over:
     /// the failure is worth resuming and the walk got past page 1 (or was itself resumed).
     static func resumePage(of result: FeedResult) -> Int? {
-        guard let error = result.error, error.reason.isResumable, result.pages > 0 || result.resumedAtPage != nil
+        // After a write failure the saved pages end earlier than the fetched ones: say nothing.
+        guard let error = result.error, error.reason.isResumable, !error.reason.isNotSaved,
+            result.pages > 0 || result.resumedAtPage != nil
         else { return nil }
         return (result.resumedAtPage ?? 1) + result.pages
     }
