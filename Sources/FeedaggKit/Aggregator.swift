@@ -3,6 +3,7 @@ public import FeedConfig
 public import Foundation
 public import FeedStore
 import CurlHTTP
+import Synchronization
 import FeedReplay
 
 /// Exit statuses of `feedagg`, documented in the README.
@@ -366,7 +367,7 @@ public struct Aggregator: Sendable {
             // A page that could not be written ends the feed's pull there, like any failure.
             result.error = FeedError(feed: feed.name, url: nil, page: nil, reason: .notSaved(failure.description))
         }
-        let tally = sink.tally.value
+        let tally = sink.tally.withLock { $0 }
         if retain { result.items = tally.items }
         let saving = ContinuousClock.now
         let keepResume = result.error.map(\.reason.isResumable) ?? false
@@ -509,8 +510,8 @@ final class StorePageSink: PageSink, Sendable {
     let retain: Bool
     /// Page writes queued at most before `accept` waits.
     let maxPending: Int
-    let tally = Locked(Tally())
-    let pipeline = Locked(Pipeline())
+    let tally = Mutex(Tally())
+    let pipeline = Mutex(Pipeline())
 
     init(store: FeedStore, ticket: PullTicket, retain: Bool, maxPending: Int = 4) {
         self.store = store
@@ -524,33 +525,33 @@ final class StorePageSink: PageSink, Sendable {
         while let oldest = pipeline.withLock({ $0.writes.count >= maxPending ? $0.writes.removeFirst() : nil }) {
             await oldest.value
         }
-        if let failure = pipeline.value.failure { throw failure }
-        let store = self.store
-        let ticket = self.ticket
-        let retain = self.retain
-        let tally = self.tally
-        let pipeline = self.pipeline
+        if let failure = pipeline.withLock({ $0.failure }) { throw failure }
         pipeline.withLock { state in
             let previous = state.writes.last
-            state.writes.append(
-                Task {
-                    await previous?.value
-                    guard pipeline.value.failure == nil else { return }
-                    do {
-                        let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
-                        tally.withLock { tally in
-                            tally.summary.inserted += summary.inserted
-                            tally.summary.updated += summary.updated
-                            tally.summary.unchanged += summary.unchanged
-                            if retain { tally.items += page.items }
-                        }
-                    } catch {
-                        let failure =
-                            error as? StoreError
-                            ?? StoreError(kind: .database, path: store.path, operation: "save a page", detail: "\(error)")
-                        pipeline.withLock { $0.failure = $0.failure ?? failure }
-                    }
-                })
+            state.writes.append(Task { await self.write(page, after: previous) })
+        }
+    }
+
+    /// Writes `page` once the write before it is done, unless a write already failed.
+    private func write(_ page: AcceptedPage, after previous: Task<Void, Never>?) async {
+        await previous?.value
+        guard pipeline.withLock({ $0.failure }) == nil else { return }
+        let store = self.store
+        let ticket = self.ticket
+        do {
+            let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
+            let retain = self.retain
+            tally.withLock { tally in
+                tally.summary.inserted += summary.inserted
+                tally.summary.updated += summary.updated
+                tally.summary.unchanged += summary.unchanged
+                if retain { tally.items += page.items }
+            }
+        } catch {
+            let failure =
+                error as? StoreError
+                ?? StoreError(kind: .database, path: store.path, operation: "save a page", detail: "\(error)")
+            pipeline.withLock { $0.failure = $0.failure ?? failure }
         }
     }
 
@@ -559,20 +560,6 @@ final class StorePageSink: PageSink, Sendable {
         while let next = pipeline.withLock({ $0.writes.isEmpty ? nil : $0.writes.removeFirst() }) {
             await next.value
         }
-        return pipeline.value.failure
-    }
-}
-
-/// A value behind a lock, shared between tasks.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private var stored: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { stored = value }
-
-    var value: Value { lock.withLock { stored } }
-
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.withLock { body(&stored) }
+        return pipeline.withLock { $0.failure }
     }
 }
