@@ -464,6 +464,10 @@ private struct Walk {
     var error: FeedError?
     var notes: [String] = []
     var visited: Set<String> = []
+    /// The latest visited URLs, oldest first, for a resume point (at most ``resumeVisitedLimit``):
+    /// a cycle through older pages is still caught by the resumed walk, one lap later.
+    var recentVisited: [String] = []
+    static let resumeVisitedLimit = 64
     var unchanged = false
     var cacheable: [CachedResponse] = []
     /// The walk reached a page with no next page.
@@ -512,7 +516,7 @@ private struct Walk {
         }
         return ResumePoint(
             nextPage: outcome.number + 1, urls: urls, knownCount: known, expectedPages: expectedPages,
-            visited: visited.sorted(), watermark: watermark)
+            visited: recentVisited, watermark: watermark)
     }
 
     /// Accepts a page; `false` (and the feed's error set, the page's items not taken) when the page
@@ -528,6 +532,8 @@ private struct Walk {
             return false
         }
         visited.insert(outcome.url.absoluteString)
+        recentVisited.append(outcome.url.absoluteString)
+        if recentVisited.count > Self.resumeVisitedLimit { recentVisited.removeFirst() }
         // A resumed walk checks its pages against the first one it fetched.
         if self.first == nil { self.first = outcome }
         if let sink {
@@ -609,6 +615,7 @@ private struct Walk {
         pageBase = point.nextPage - 1
         expectedPages = point.expectedPages
         visited = Set(point.visited)
+        recentVisited = Array(point.visited.suffix(Self.resumeVisitedLimit))
         watermark = point.watermark
         if engine.refresh == .incremental, feed.source.ordering == .newestFirst,
             let baseline = engine.memory?.baseline(for: feed.name)

@@ -21,6 +21,15 @@ public struct JSONReader {
         public init() {}
     }
 
+    /// Marks wanted field number `field` (below 32) as read in `seen`; a second occurrence of a
+    /// wanted key throws ``Unsupported`` (`JSONDecoder` keeps the last one: that is left to it).
+    @inline(__always)
+    public static func claim(_ field: Int, in seen: inout UInt32) throws(Unsupported) {
+        let bit: UInt32 = 1 << UInt32(field)
+        guard seen & bit == 0 else { throw Unsupported() }
+        seen |= bit
+    }
+
     /// Iteration state of one object or array (whether its first entry has been read).
     public struct Container {
         fileprivate var first = true

@@ -13,7 +13,7 @@ public struct ResumePoint: Sendable, Equatable, Codable {
     public var knownCount: Bool
     /// The page count page 1 announced, if it did.
     public var expectedPages: Int?
-    /// The URLs already fetched, for the cycle guard.
+    /// The latest URLs already fetched (up to 64, oldest first), for the cycle guard.
     public var visited: [String]
     /// The `since` watermark the interrupted walk asked with, if any.
     public var watermark: Date?

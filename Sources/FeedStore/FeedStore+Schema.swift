@@ -125,6 +125,18 @@ enum Schema {
                     );
                     """)
         }
+        // A fan-out's remaining page URLs are stored once per walk (`fanout`, a JSON list, redacted)
+        // rather than with every page: each page then records only how many remain
+        // (`fanout_remaining`), so a walk of N pages writes O(N) checkpoint bytes, not O(N²).
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE pull_checkpoint ADD COLUMN fanout TEXT;
+                    ALTER TABLE pull_checkpoint ADD COLUMN fanout_count INTEGER;
+                    ALTER TABLE pull_checkpoint ADD COLUMN fanout_last TEXT;
+                    ALTER TABLE pull_checkpoint ADD COLUMN fanout_remaining INTEGER;
+                    """)
+        }
         return migrator
     }
 }

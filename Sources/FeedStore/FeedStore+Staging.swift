@@ -94,9 +94,7 @@ extension FeedStore {
                     return .busy(holder)
                 }
                 let heartbeat = try row.decode(Double?.self, forColumn: "heartbeat") ?? 0
-                let resume = try row.decode(String?.self, forColumn: "resume").flatMap {
-                    try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8))
-                }
+                let resume = try Self.resumePoint(in: row)
                 if !restart, let resume, try row.decode(String.self, forColumn: "fingerprint") == fingerprint,
                     now - heartbeat < Self.resumeWindow
                 {
@@ -131,27 +129,19 @@ extension FeedStore {
     @discardableResult
     public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
-        var resumeJSON: String?
-        if let resume = page.resume {
-            var redacted = resume
-            redacted.urls = resume.urls.map { URL(string: Redaction.redact($0)) ?? $0 }
-            redacted.visited = resume.visited.map { Redaction.redact($0) }
-            resumeJSON = String(decoding: try JSONEncoder().encode(redacted), as: UTF8.self)
-        }
         let prepared = Self.prepare(page.items, source: ticket.source)
         defer { checkpointer.wrote(bytes: Self.approximateSize(of: page.items)) }
         return try writing("save page \(page.number) of feed '\(ticket.feed)'") { db in
-            try db.execute(
-                sql: """
-                    UPDATE pull_checkpoint SET resume = ?, pages = pages + 1, heartbeat = ?
-                    WHERE feed = ? AND owner = ?
-                    """,
-                arguments: [resumeJSON, now, ticket.feed, ticket.owner.description])
-            guard db.changesCount == 1 else {
+            guard
+                let checkpoint = try Row.fetchOne(
+                    db, sql: "SELECT fanout_count, fanout_last FROM pull_checkpoint WHERE feed = ? AND owner = ?",
+                    arguments: [ticket.feed, ticket.owner.description])
+            else {
                 throw StoreError(
                     kind: .claimLost, path: path, operation: "save page \(page.number) of feed '\(ticket.feed)'",
                     detail: "another feedagg process took over this feed's pull")
             }
+            try Self.saveResumePoint(page.resume, feed: ticket.feed, checkpoint: checkpoint, now: now, in: db)
             let summary = try Self.writeItems(
                 prepared, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true, in: db)
             if let cached = page.cacheable {
@@ -163,6 +153,60 @@ extension FeedStore {
             }
             return summary
         }
+    }
+
+    /// Records where the walk continues after a saved page. The remaining URLs of a fan-out are a
+    /// suffix of the list its first page saved: only their number is written then (see the `v3`
+    /// migration), so the cost per page does not grow with the feed. URLs are stored redacted.
+    static func saveResumePoint(_ resume: ResumePoint?, feed: String, checkpoint: Row, now: Double, in db: Database)
+        throws
+    {
+        var fanoutRemaining: Int?
+        var resumeJSON: String?
+        if var point = resume {
+            if point.knownCount, let last = point.urls.last {
+                let redactedLast = Redaction.redact(last)
+                let storedCount = try checkpoint.decode(Int?.self, forColumn: "fanout_count")
+                let storedLast = try checkpoint.decode(String?.self, forColumn: "fanout_last")
+                if storedLast != redactedLast || (storedCount ?? 0) < point.urls.count {
+                    let list = point.urls.map { Redaction.redact($0) }
+                    try db.execute(
+                        sql: "UPDATE pull_checkpoint SET fanout = ?, fanout_count = ?, fanout_last = ? WHERE feed = ?",
+                        arguments: [
+                            String(decoding: try JSONEncoder().encode(list), as: UTF8.self), list.count, redactedLast, feed,
+                        ])
+                }
+                fanoutRemaining = point.urls.count
+                point.urls = []
+            } else {
+                point.urls = point.urls.map { URL(string: Redaction.redact($0)) ?? $0 }
+            }
+            point.visited = point.visited.map { Redaction.redact($0) }
+            resumeJSON = String(decoding: try JSONEncoder().encode(point), as: UTF8.self)
+        }
+        try db.execute(
+            sql: """
+                UPDATE pull_checkpoint SET resume = ?, fanout_remaining = ?, pages = pages + 1, heartbeat = ?
+                WHERE feed = ?
+                """,
+            arguments: [resumeJSON, fanoutRemaining, now, feed])
+    }
+
+    /// The resume point stored in checkpoint `row`, with a fan-out's remaining URLs put back from
+    /// its stored list; `nil` when there is none or it cannot be read.
+    static func resumePoint(in row: Row) throws -> ResumePoint? {
+        guard let text = try row.decode(String?.self, forColumn: "resume"),
+            var point = try? JSONDecoder().decode(ResumePoint.self, from: Data(text.utf8))
+        else { return nil }
+        if let remaining = try row.decode(Int?.self, forColumn: "fanout_remaining") {
+            guard let list = try row.decode(String?.self, forColumn: "fanout"),
+                let urls = try? JSONDecoder().decode([String].self, from: Data(list.utf8)),
+                remaining <= urls.count
+            else { return nil }
+            point.urls = urls.suffix(remaining).compactMap(URL.init(string:))
+            guard point.urls.count == remaining else { return nil }
+        }
+        return point
     }
 
     /// Ends the pull `ticket` holds, in one transaction: records it on the feed row and makes
@@ -220,9 +264,7 @@ extension FeedStore {
         try reading("read the checkpoint of feed '\(feed)'") { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM pull_checkpoint WHERE feed = ?", arguments: [feed])
             else { return nil }
-            let resume = try row.decode(String?.self, forColumn: "resume").flatMap {
-                try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8))
-            }
+            let resume = try Self.resumePoint(in: row)
             let owner = try row.decode(String?.self, forColumn: "owner").flatMap(PullOwner.init)
             return (resume, owner, try row.decode(Int.self, forColumn: "pages"))
         }

@@ -6,14 +6,6 @@ package import FeedCore
 // wanted key…) throws `JSONReader.Unsupported`, and `JSONPage` then decodes the page through
 // `Decodable`, so errors keep their precise JSON paths.
 
-/// Marks `field` as read; a second occurrence of a wanted key is left to `Decodable`.
-@inline(__always)
-private func claim(_ field: Int, in seen: inout UInt32) throws(JSONReader.Unsupported) {
-    let bit: UInt32 = 1 << UInt32(field)
-    guard seen & bit == 0 else { throw JSONReader.Unsupported() }
-    seen |= bit
-}
-
 extension GitHubUserDTO {
     private static let keys = JSONKeySet(["login", "id", "html_url", "avatar_url", "type", "site_admin"])
 
@@ -28,7 +20,7 @@ extension GitHubUserDTO {
                 try reader.skipValue()
                 continue
             }
-            try claim(field, in: &seen)
+            try JSONReader.claim(field, in: &seen)
             switch field {
             case 0: login = try reader.readString()
             case 1: id = try reader.readIntOrNull()
@@ -68,7 +60,7 @@ extension RepositoryDTO {
                 try reader.skipValue()
                 continue
             }
-            try claim(field, in: &seen)
+            try JSONReader.claim(field, in: &seen)
             switch field {
             case 0: id = try reader.readInt()
             case 1: name = try reader.readString()
@@ -113,7 +105,7 @@ extension GistDTO {
                 try reader.skipValue()
                 continue
             }
-            try claim(field, in: &seen)
+            try JSONReader.claim(field, in: &seen)
             switch field {
             case 0: id = try reader.readString()
             case 1: description = try reader.readStringOrNull()
@@ -147,7 +139,7 @@ extension GistDTO {
                     try reader.skipValue()
                     continue
                 }
-                try claim(field, in: &seen)
+                try JSONReader.claim(field, in: &seen)
                 if field == 0 { filename = try reader.readStringOrNull() } else { language = try reader.readStringOrNull() }
             }
             files[name] = FileDTO(filename: filename, language: language)

@@ -6,14 +6,6 @@ package import FeedCore
 // duplicated wanted key…) throws `JSONReader.Unsupported`, and `JSONPage` then decodes the page
 // through `Decodable`, so errors keep their precise JSON paths.
 
-/// Marks `field` as read; a second occurrence of a wanted key is left to `Decodable`.
-@inline(__always)
-private func claim(_ field: Int, in seen: inout UInt32) throws(JSONReader.Unsupported) {
-    let bit: UInt32 = 1 << UInt32(field)
-    guard seen & bit == 0 else { throw JSONReader.Unsupported() }
-    seen |= bit
-}
-
 extension PhotoDTO {
     private static let keys = JSONKeySet(["id", "name", "description", "url", "image_url", "images", "created_at", "user"])
     private static let imageKeys = JSONKeySet(["size", "url", "https_url"])
@@ -33,7 +25,7 @@ extension PhotoDTO {
                 try reader.skipValue()
                 continue
             }
-            try claim(field, in: &seen)
+            try JSONReader.claim(field, in: &seen)
             switch field {
             case 0: id = try reader.readInt()
             case 1: name = try reader.readStringOrNull()
@@ -75,7 +67,7 @@ extension PhotoDTO {
                     try reader.skipValue()
                     continue
                 }
-                try claim(field, in: &seen)
+                try JSONReader.claim(field, in: &seen)
                 switch field {
                 case 0: size = try reader.readIntOrNull()
                 case 1: url = try reader.readStringOrNull()
@@ -98,7 +90,7 @@ extension PhotoDTO {
                 try reader.skipValue()
                 continue
             }
-            try claim(field, in: &seen)
+            try JSONReader.claim(field, in: &seen)
             switch field {
             case 0: username = try reader.readStringOrNull()
             case 1: fullname = try reader.readStringOrNull()
