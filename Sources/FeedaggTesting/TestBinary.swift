@@ -152,63 +152,61 @@ public enum ChildProcess {
         _ executable: URL, arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
         timeout: Duration = .seconds(300)
     ) async throws -> ProcessOutput {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.standardInput = FileHandle.nullDevice
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild.start(
+                executable.path, arguments: arguments, environment: environment,
+                currentDirectory: currentDirectory?.path)
+        } catch {
+            throw ChildProcessError("cannot run \(executable.path) \(arguments.joined(separator: " ")): \(error)")
+        }
         let output = OutputCollector()
         let errors = OutputCollector()
-        // Nothing here blocks a thread while the child runs: Dispatch's pool on Linux replaces a
-        // blocked worker only slowly (about one a second), so tests that each parked a worker on a
-        // semaphore for a child's lifetime starved the pool that also runs loopback servers'
-        // handlers, and the children waited tens of seconds for their answers.
+        output.drain(child.standardOutput)
+        errors.drain(child.standardError)
+        // Nothing here blocks a Dispatch worker while the child runs: Dispatch's pool on Linux
+        // replaces a blocked worker only slowly (about one a second), so tests that each parked a
+        // worker for a child's lifetime starved the pool that also runs loopback servers' handlers.
         let exited = OneShot()
-        let terminated = OneShot()
-        process.terminationHandler = { _ in
+        let exitStatus = Mutex<(status: Int32, bySignal: Bool)>((0, false))
+        child.onExit { status, bySignal in
+            exitStatus.withLock { $0 = (status, bySignal) }
             exited.resolve(true)
-            terminated.resolve(true)
         }
-        do {
-            try process.run()
-        } catch {
-            throw ChildProcessError(
-                "cannot run \(executable.path) \(arguments.joined(separator: " ")): \(error)")
-        }
-        output.drain(outputPipe.fileHandleForReading)
-        errors.drain(errorPipe.fileHandleForReading)
-        // The parent's copies of the write ends must go, or the readers never see end of file.
-        try? outputPipe.fileHandleForWriting.close()
-        try? errorPipe.fileHandleForWriting.close()
 
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { exited.resolve(false) }
-        let finished = await exited.value
-        if !finished { kill(process) }
-        _ = await terminated.value
+        let timedOut = OneShot()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { timedOut.resolve(true) }
+        let finished = await firstOf(exited, timedOut)
+        if !finished { _ = SystemSignal.send(SIGKILL, to: child.pid) }
+        _ = await exited.value
         // The child has exited: its pipes reach end of file at once (unless it left children holding them).
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
+            let thread = Thread {
                 output.waitForEnd()
                 errors.waitForEnd()
                 continuation.resume()
             }
+            thread.start()
         }
+        let (status, bySignal) = exitStatus.withLock { $0 }
         let result = ProcessOutput(
-            status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal,
-            standardOutput: output.data, standardError: errors.data)
+            status: status, terminatedBySignal: bySignal, standardOutput: output.data, standardError: errors.data)
         guard finished else {
             throw ChildProcessError(
                 "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout) "
                     + "and was killed\n\(result.summary)")
         }
         return result
+    }
+
+    /// `true` when `exited` resolves first, `false` when `timedOut` does.
+    private static func firstOf(_ exited: OneShot, _ timedOut: OneShot) async -> Bool {
+        let winner = OneShot()
+        Task { if await exited.value { winner.resolve(true) } }
+        Task { if await timedOut.value { winner.resolve(false) } }
+        return await winner.value
     }
 }
 
