@@ -106,14 +106,14 @@ struct CurlClientTests {
 
     @Test("Connection refused fails with connectionFailed naming the URL")
     func connectionRefused() async throws {
-        let server = try await LoopbackHTTPServer.start { _ in LoopbackResponse() }
-        let url = server.baseURL + "/feed"
-        try await server.shutdown()
+        let refusing = try RefusingPort()
+        let url = "http://127.0.0.1:\(refusing.port)/feed"
         let client = CurlClient()
         defer { client.shutdown() }
         let error = await transportError { try await client.send(HTTPRequest(url: try #require(URL(string: url)))) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.description.contains(url) == true)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("A server slower than totalTimeout fails with timedOut")
