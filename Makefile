@@ -2,9 +2,13 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/release/feedagg
-APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev pkg-config python3
+# libxml2 parses RSS, Atom and RDF (`source: feed`); chromium with its driver and newsboat are the
+# real browser and the real feed reader the serve tests drive.
+APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv \
+  chromium chromium-driver newsboat
+VENV := .build/venv
 
-.PHONY: deps build release demo test bench bench-cpu bench-cpu-run fixtures fuzz clean
+.PHONY: deps pytools build release install man demo test bench bench-cpu bench-cpu-run bench-feed bench-feed-run fixtures fuzz clean
 
 # Installs the Debian packages the build needs, only when one is missing.
 deps:
@@ -15,30 +19,83 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# The Python tools the tests run (PyPI's feedparser checks the Atom output as a feed reader
+# would; selenium drives chromium through chromium-driver), in a virtualenv under .build/venv,
+# created and filled only when one is missing.
+PYTOOLS := feedparser selenium
+pytools: deps
+	@if ! $(VENV)/bin/python -c 'import feedparser, selenium' >/dev/null 2>&1; then \
+	  echo "creating $(VENV) with $(PYTOOLS)"; \
+	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(VENV)/bin/pip install -q $(PYTOOLS); \
+	fi
+
 build: deps
 	$(SWIFT) build
 
 release: deps
 	$(SWIFT) build -c release --product feedagg
 
+# The man page, generated from the command definitions by swift-argument-parser's generate-manual
+# plugin (it builds the package in release mode first), copied to .build/man/feedagg.1.
+# Read it with `man -l .build/man/feedagg.1`.
+man: deps
+	$(SWIFT) package generate-manual
+	mkdir -p .build/man
+	cp .build/plugins/GenerateManual/outputs/feedagg/feedagg.1 .build/man/feedagg.1
+	@echo "wrote .build/man/feedagg.1"
+
+# Installs the release binary, its man page and its bash, zsh and fish completions under
+# $(PREFIX) (default /usr/local; `make install PREFIX=~/.local` needs no root). DESTDIR is honoured.
+PREFIX ?= /usr/local
+install: release man
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 $(BIN) "$(DESTDIR)$(PREFIX)/bin/feedagg"
+	install -m 0644 .build/man/feedagg.1 "$(DESTDIR)$(PREFIX)/share/man/man1/feedagg.1"
+	$(BIN) --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/feedagg"
+	$(BIN) --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_feedagg"
+	$(BIN) --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/feedagg.fish"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/feedagg"
+
 # The main job on the embedded default: feeds.yaml over the recorded Fixtures/, offline.
 # Its store stays in .build/demo/ (a second run is incremental: every page 1 answers 304), so
 # `$(BIN) show --db .build/demo/feedagg.sqlite` reads it afterwards.
 demo: release
+	mkdir -p .build/demo
 	$(BIN) pull --config feeds.yaml --replay Fixtures --db .build/demo/feedagg.sqlite
 
-# The whole test suite (unit, loopback HTTP, bench server, CLI end to end).
-test: deps
+# The whole test suite (unit, loopback HTTP, bench server, CLI end to end, feedparser over the
+# Atom output).
+test: deps pytools
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
 # Benchmarks: feedagg against the peers of ../shared/bench/ that can run here, in the same run
 # (W1, W2, W2i, W3; BENCH_REPS=3 repetitions; Scripts/bench.sh lists its other settings), then
-# the ratio table and issue 4's targets. A few minutes on 2 CPUs.
+# the ratio table and issue 4's targets, then issue 15's scale workloads (W5: one 50,000-item
+# feed; READ: show on a generated 1,000,000-item store; GROWTH: 30 refreshes of W1), each next to
+# its target. A few minutes on 2 CPUs (the first READ run also generates its store, kept in
+# .build/bench-store/). `Scripts/bench.sh --workloads W5,READ` runs some alone.
 bench: release
 	$(SWIFT) build -c release --product feedagg-cpu-bench
+	$(SWIFT) build -c release --product feedagg-store-gen
+	$(SWIFT) build -c release --product feedagg-feed-bench
 	Scripts/bench.sh
 	$(MAKE) --no-print-directory bench-cpu-run
+	$(MAKE) --no-print-directory bench-feed-run
+
+# Feed parser benchmark (source: feed): the feed fixtures parsed round after round to 50 MB, then
+# one 50 MB Atom document; MB/s and peak RSS. Then an exec plugin's overhead per page against the
+# same items from source: http over loopback (goal <= 5 ms). BENCH_FEED_ARGS="--megabytes 200"
+# for a longer parse.
+BENCH_FEED_ARGS ?=
+bench-feed: deps
+	$(SWIFT) build -c release --product feedagg-feed-bench
+	$(MAKE) --no-print-directory bench-feed-run
+
+bench-feed-run:
+	.build/release/feedagg-feed-bench --fixtures Tests/WebFeedSourceTests/Fixtures $(BENCH_FEED_ARGS)
 
 # CPU-bound benchmark of our own: decode + map + merge of 100,000 GitHub repos (10 x 100 pages of
 # ~5.6 KB objects) and 20,000 500px photos from page files generated once into .build/, through the

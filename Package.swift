@@ -11,7 +11,8 @@ let strict: [SwiftSetting] = [
 let sourceModules: [Target.Dependency] = [
     "GitHubSource", "PhotosSource", "HTTPSource",
     "GitHubStargazersSource",
-    // new-source: source modules (keep this line)
+    "WebFeedSource", "ExecSource",
+    // new-source inserts source module names above this line (keep it)
 ]
 
 let package = Package(
@@ -20,13 +21,25 @@ let package = Package(
     products: [
         .executable(name: "feedagg", targets: ["feedagg"]),
         .executable(name: "feedagg-cpu-bench", targets: ["feedagg-cpu-bench"]),
+        .executable(name: "feedagg-store-gen", targets: ["feedagg-store-gen"]),
+        .executable(name: "feedagg-feed-bench", targets: ["feedagg-feed-bench"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),
         .library(name: "FeedaggTesting", targets: ["FeedaggTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -36,6 +49,9 @@ let package = Package(
         .systemLibrary(
             name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
 
         // The engine: FeedSource plugin API, item model, pagination, merge. No C, no I/O library.
         .target(name: "FeedCore", swiftSettings: strict),
@@ -46,14 +62,25 @@ let package = Package(
         // feeds.yaml loader on libyaml.
         .target(name: "FeedConfig", dependencies: ["CYAML", "FeedCore"], swiftSettings: strict),
 
-        // Built-in source modules: each depends on the core only.
+        // Built-in source modules: each depends on the core (and, for another endpoint of the same
+        // API, on that API's module; see "Depending on another source module" in WritingASource.md).
         .target(name: "GitHubSource", dependencies: ["FeedCore"], swiftSettings: strict),
         .target(name: "PhotosSource", dependencies: ["FeedCore"], swiftSettings: strict),
         // Declarative sources (`source: http`): URL template, pagination and fields from feeds.yaml.
         .target(name: "HTTPSource", dependencies: ["FeedCore"], swiftSettings: strict),
-        // Source modules added with `swift package new-source` go above this line.
-        .target(name: "GitHubStargazersSource", dependencies: ["FeedCore"], swiftSettings: strict),
-        // new-source: source targets (keep this line)
+        // An example built with `swift package new-source`; it depends on GitHubSource for GitHubAPI.
+        .target(name: "GitHubStargazersSource", dependencies: ["FeedCore", "GitHubSource"], swiftSettings: strict),
+        // `source: feed`: RSS, Atom and JSON Feed documents, read with libxml2's streaming reader.
+        .target(name: "WebFeedSource", dependencies: ["FeedCore", "CLibXML2"], swiftSettings: strict),
+        // `source: exec`: plugins in any language, run through swift-subprocess, speaking JSON lines.
+        .target(
+            name: "ExecSource",
+            dependencies: [
+                "FeedCore", .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict),
+        // new-source inserts source module targets above this line (keep it)
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
         .target(
@@ -80,11 +107,36 @@ let package = Package(
             dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStore"] + sourceModules,
             swiftSettings: strict),
 
+        // The page `feedagg serve` answers at `/` (server-rendered first page, Mustache template),
+        // its script and stylesheet: infinite scroll, the refresh control, the feeds' state.
+        .target(
+            name: "FeedaggWebPage",
+            dependencies: ["FeedaggKit", "FeedCore", .product(name: "Mustache", package: "swift-mustache")],
+            swiftSettings: strict),
+
+        // `feedagg serve`: the HTTP server (Hummingbird 2), the pull scheduler and their lifecycle
+        // (swift-service-lifecycle), metrics (swift-metrics + swift-prometheus), gzip (compress-nio).
+        .target(
+            name: "FeedaggServer",
+            dependencies: [
+                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStore", "FeedaggWebPage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict),
+
         // The thin command-line executable.
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit", "FeedStore",
+                "FeedaggKit", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -93,6 +145,17 @@ let package = Package(
         // through the built-in sources, items/s per stage and peak RSS.
         .executableTarget(
             name: "feedagg-cpu-bench", dependencies: ["FeedCore", "GitHubSource", "PhotosSource"],
+            swiftSettings: strict),
+        // Store generator for the read benchmark (`Scripts/bench.sh --workloads READ`): N feeds × M
+        // items written through FeedStore's real commit path.
+        .executableTarget(
+            name: "feedagg-store-gen", dependencies: ["FeedCore", "FeedStore"], swiftSettings: strict),
+
+        // Feed parser benchmark (`make bench-feed`): MB/s and peak RSS over the feed fixtures and one
+        // large Atom document; an exec plugin's cost per page.
+        .executableTarget(
+            name: "feedagg-feed-bench",
+            dependencies: ["WebFeedSource", "ExecSource", "HTTPSource", "CurlHTTP", "FeedConfig", "LoopbackServer"],
             swiftSettings: strict),
 
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
@@ -116,34 +179,64 @@ let package = Package(
                 ]),
             dependencies: ["feedagg-scaffold"]),
 
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedaggTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "FeedCoreTests", dependencies: ["FeedCore", "FeedaggTesting", "CurlHTTP", "LoopbackServer", "FeedReplay"],
+            swiftSettings: strict),
         .testTarget(
             name: "CurlHTTPTests", dependencies: ["CurlHTTP", "FeedCore", "FeedaggTesting", "LoopbackServer"],
             swiftSettings: strict),
-        .testTarget(name: "FeedConfigTests", dependencies: ["FeedConfig", "FeedCore"], swiftSettings: strict),
+        .testTarget(name: "FeedConfigTests", dependencies: ["FeedConfig", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "SourceTests",
             dependencies: ["GitHubSource", "PhotosSource", "FeedCore", "CurlHTTP", "FeedaggTesting", "FeedReplay"],
             swiftSettings: strict),
+        .testTarget(name: "GitHubSourceTests", dependencies: ["GitHubSource", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
+        .testTarget(name: "PhotosSourceTests", dependencies: ["PhotosSource", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "HTTPSourceTests",
             dependencies: [
                 "HTTPSource", "FeedCore", "FeedConfig", "FeedaggKit", "CurlHTTP", "FeedaggTesting", "LoopbackServer",
             ],
             swiftSettings: strict),
-        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore"], swiftSettings: strict),
+        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
             dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore", "CurlHTTP"],
+            // Expected Atom and JSON Feed documents, read by path (FEEDAGG_UPDATE_GOLDEN=1 rewrites them).
+            exclude: ["Golden"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FeedaggWebPageTests", dependencies: ["FeedaggWebPage", "FeedaggKit", "FeedCore", "FeedStore"],
+            swiftSettings: strict),
+        // The page in a real browser (headless Chromium driven by selenium) and the feeds in a real
+        // reader (newsboat), both against the real `feedagg serve` over a loopback API.
+        .testTarget(
+            name: "FeedaggServeBrowserTests",
+            dependencies: ["FeedaggTesting", "LoopbackServer", "FeedCore", "CurlHTTP"],
+            exclude: ["Browser"],
             swiftSettings: strict),
         .testTarget(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
-        // Test targets of source modules added with `swift package new-source` go above this line.
         .testTarget(
             name: "GitHubStargazersSourceTests",
-            dependencies: ["GitHubStargazersSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
+            dependencies: [
+                "GitHubStargazersSource", "GitHubSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP",
+            ],
             swiftSettings: strict),
-        // new-source: test targets (keep this line)
+        .testTarget(
+            name: "FeedaggServerTests",
+            dependencies: ["FeedaggServer", "FeedaggKit", "FeedaggTesting", "FeedCore", "FeedStore", "CurlHTTP"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WebFeedSourceTests",
+            dependencies: ["WebFeedSource", "FeedCore", "FeedaggKit", "FeedaggTesting", "LoopbackServer"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ExecSourceTests",
+            dependencies: ["ExecSource", "FeedCore", "FeedConfig", "FeedaggKit", "FeedaggTesting", "LoopbackServer"],
+            swiftSettings: strict),
+        // new-source inserts source test targets above this line (keep it)
     ]
 )
 
@@ -155,7 +248,7 @@ let package = Package(
 if Context.environment["FEEDAGG_FUZZ"] != nil {
     // Only the fuzzed modules and the fuzzers: no package dependency to resolve, and a plain
     // `swift build` builds every fuzzer.
-    let fuzzed: Set<String> = ["CYAML", "FeedCore", "FeedConfig", "GitHubSource", "PhotosSource"]
+    let fuzzed: Set<String> = ["CYAML", "CLibXML2", "FeedCore", "FeedConfig", "GitHubSource", "PhotosSource", "WebFeedSource"]
     package.targets.removeAll { !fuzzed.contains($0.name) }
     package.products.removeAll()
     package.dependencies.removeAll()
@@ -168,6 +261,7 @@ if Context.environment["FEEDAGG_FUZZ"] != nil {
         ("FuzzGitHubMembers", ["FuzzSupport", "GitHubSource", "FeedCore"]),
         ("FuzzGitHubGists", ["FuzzSupport", "GitHubSource", "FeedCore"]),
         ("FuzzPhotos500px", ["FuzzSupport", "PhotosSource", "FeedCore"]),
+        ("FuzzFeedParser", ["FuzzSupport", "WebFeedSource", "FeedCore"]),
     ]
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Fuzz/Targets/CLibFuzzer"))
     package.targets.append(

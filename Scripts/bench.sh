@@ -17,7 +17,11 @@
 #                      stays on 127.0.0.1 either way
 #   BENCH_OUT=DIR      where raw.json, peers.md and report.txt go (default bench-out/)
 #   FEEDAGG_MAX_CONNECTIONS=N  adds settings: max_connections_per_host: N (default: the product's)
-# Extra arguments go to bench.py (e.g. --latency-ms 20 --workloads W1,W3).
+# Extra arguments go to bench.py (e.g. --latency-ms 20 --workloads W1,W3), except the scale
+# workloads of issue 15, which Scripts/bench-scale.py runs after it (see its header): W5 (one big
+# feed), READ (show latency on a generated 1,000,000-item store) and GROWTH (30 refreshes of W1
+# with 1 % changed). `--workloads W5,READ` runs only those (no peers, no bench.py). Without
+# --workloads everything runs. BENCH_SCALE_ARGS passes more arguments to bench-scale.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -29,9 +33,59 @@ export FEEDAGG_BIN="$root/.build/release/feedagg"
 export FEEDAGG_CONTENDER="$root/Scripts/bench-contender.sh"
 [ -x /usr/bin/time ] || { echo "bench.py needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
 reps=${BENCH_REPS:-3}
+
+# Split --workloads between bench.py (W1, W2, W2i, W3) and bench-scale.py (W5, READ, GROWTH).
+peer_args=()
+peer_workloads=""
+scale_workloads="W5,READ,GROWTH"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workloads | --workloads=*)
+      if [ "$1" = --workloads ]; then list=${2:?--workloads needs a value}; shift; else list=${1#--workloads=}; fi
+      peer_workloads=none
+      scale_workloads=""
+      for w in $(echo "$list" | tr ',' ' '); do
+        case "$(echo "$w" | tr '[:lower:]' '[:upper:]')" in
+          W5 | READ | GROWTH) scale_workloads="${scale_workloads:+$scale_workloads,}$w" ;;
+          *) [ "$peer_workloads" = none ] && peer_workloads=""; peer_workloads="${peer_workloads:+$peer_workloads,}$w" ;;
+        esac
+      done
+      ;;
+    *) peer_args+=("$1") ;;
+  esac
+  shift
+done
+[ -n "$peer_workloads" ] && [ "$peer_workloads" != none ] && peer_args+=(--workloads "$peer_workloads")
+
+# Runs "$@" (a python3 script and its arguments) in a loopback-only network namespace when possible.
+in_netns() {
+  if [ "${BENCH_NO_NETNS:-0}" != 1 ] && unshare -n true 2>/dev/null; then
+    env BENCH_IN_NETNS=1 unshare -n sh -c 'ip link set lo up 2>/dev/null || true; exec python3 "$@"' sh "$@"
+  else
+    python3 "$@"
+  fi
+}
+
+run_scale() {
+  [ -n "$scale_workloads" ] || return 0
+  case "$scale_workloads" in
+    *READ* | *read*)
+      [ -x "$root/.build/release/feedagg-store-gen" ] ||
+        { echo "build first: swift build -c release --product feedagg-store-gen" >&2; exit 2; } ;;
+  esac
+  echo "== bench-scale.py: $scale_workloads, $reps reps" >&2
+  # shellcheck disable=SC2086
+  in_netns "$root/Scripts/bench-scale.py" --workloads "$scale_workloads" --reps "$reps" --bench "$bench" \
+    --out "$out" ${BENCH_SCALE_ARGS:-}
+}
 out=${BENCH_OUT:-$root/bench-out}
 mkdir -p "$out"
-rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt"
+rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt"
+
+if [ "$peer_workloads" = none ]; then
+  run_scale
+  exit 0
+fi
 
 # setup.sh installs gh (apt), .venv and .venv-tap (PyPI) into ../shared/bench.
 setup_ready() {
@@ -51,7 +105,7 @@ fi
 echo "== planning contenders" >&2
 python3 "$root/Scripts/bench-peers.py" plan --bench "$bench" --out "$out" ${BENCH_PEERS:+--only "$BENCH_PEERS"} >&2
 
-args=(--contenders "$out/contenders.conf" --out "$out" --reps "$reps" "$@")
+args=(--contenders "$out/contenders.conf" --out "$out" --reps "$reps" ${peer_args[@]+"${peer_args[@]}"})
 if [ "${BENCH_NO_NETNS:-0}" != 1 ] && unshare -n true 2>/dev/null; then
   echo "== bench.py in a loopback-only network namespace (unshare -n), $reps reps" >&2
   env BENCH_IN_NETNS=1 unshare -n sh -c 'ip link set lo up 2>/dev/null || true; exec python3 "$@"' \
@@ -63,4 +117,6 @@ fi
 
 python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "$bench/results/peers.md" \
   --skipped "$out/skipped.json" | tee "$out/report.txt"
-exit "${PIPESTATUS[0]}"
+status=${PIPESTATUS[0]}
+run_scale
+exit "$status"

@@ -32,6 +32,7 @@ github-repos     FuzzGitHubRepos    json-pages
 github-members   FuzzGitHubMembers  json-pages
 github-gists     FuzzGitHubGists    json-pages
 photos-500px     FuzzPhotos500px    json-pages
+feed-parser      FuzzFeedParser     feed
 "
 
 case $FUZZ_SECONDS in '' | *[!0-9]*) echo "FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2 ;; esac

@@ -1,3 +1,5 @@
+public import FeedCore
+
 extension CurlClient {
     /// Which HTTP version the client negotiates.
     public enum HTTPVersion: Sendable, Hashable {
@@ -30,7 +32,7 @@ extension CurlClient {
         public var maxConnectionsPerHost: Int
         /// Most requests in flight (and connections open) in total; others wait in FIFO order. Default 64.
         public var maxTotalConnections: Int
-        /// The `User-Agent` sent unless the request sets its own. Default `feedagg/0.1`.
+        /// The `User-Agent` sent unless the request sets its own. Default ``FeedaggVersion/userAgent`` (`feedagg/<version>`).
         public var userAgent: String
         /// Whether to advertise every content encoding libcurl supports and decode the body. Default `true`.
         public var acceptEncoding: Bool
@@ -48,7 +50,7 @@ extension CurlClient {
             maxRedirects: Int = 5,
             maxConnectionsPerHost: Int = 16,
             maxTotalConnections: Int = 64,
-            userAgent: String = "feedagg/0.1",
+            userAgent: String = FeedaggVersion.userAgent,
             acceptEncoding: Bool = true,
             httpVersion: HTTPVersion = .http2OverTLS
         ) {

@@ -26,6 +26,12 @@ final class Transfer {
     private(set) var headers: [(String, String)] = []
     /// The decoded body received so far.
     private(set) var body = Data()
+    /// The status of the latest status line seen.
+    private var status: Int?
+    /// The `Location` field of the latest response seen.
+    private var location: String?
+    /// The redirects seen so far (a `3xx` with a `Location`, followed by another response).
+    private(set) var redirects: [HTTPRedirect] = []
     /// The body limit enforced by ``receiveBody(_:)``.
     private let maxBytes: Int
     /// Set when ``receiveBody(_:)`` refused data because of ``maxBytes``.
@@ -88,6 +94,7 @@ final class Transfer {
         }
         if line.isEmpty { return }
         if line.starts(with: "HTTP/".utf8) {
+            noteStatusLine(Transfer.decode(line))
             headers.removeAll(keepingCapacity: true)
             return
         }
@@ -101,7 +108,22 @@ final class Transfer {
         let name = Transfer.decode(line[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = Transfer.decode(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return }
+        if name.lowercased() == "location" { location = value }
         headers.append((name, value))
+    }
+
+    /// A new response begins (`HTTP/1.1 200 OK`): the one before it was a redirect when it was a
+    /// `3xx` with a `Location` (libcurl followed it).
+    private func noteStatusLine(_ line: String) {
+        if let status, (300..<400).contains(status), status != 304, let location {
+            let from = redirects.last?.location ?? request.url
+            if let target = URL(string: location, relativeTo: from)?.absoluteURL {
+                redirects.append(HTTPRedirect(status: status, location: target))
+            }
+        }
+        let parts = line.split(separator: " ", maxSplits: 2)
+        status = parts.count > 1 ? Int(parts[1]) : nil
+        location = nil
     }
 
     /// Called by libcurl's progress callback (about once a second, and on every transfer of
@@ -226,7 +248,7 @@ final class Transfer {
     /// The response assembled from what libcurl collected.
     func makeResponse(status: Int, effectiveURL: String?) -> HTTPResponse {
         let url = effectiveURL.flatMap { URL(string: $0) } ?? request.url
-        return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body, url: url)
+        return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body, url: url, redirects: redirects)
     }
 
     /// The body size received so far.

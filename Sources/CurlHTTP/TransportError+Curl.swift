@@ -45,7 +45,7 @@ extension TransportError {
 
 /// What the loop knows about a failed transfer's progress, to tell which timeout ended it.
 struct TimeoutFacts {
-    /// The client's limits.
+    /// The client's timeouts, quoted in the error's detail (`no response within 10 s (first_byte_timeout)`).
     var configuration: CurlClient.Configuration
     /// The progress callback aborted the transfer for want of a first byte.
     var firstByteTimedOut: Bool

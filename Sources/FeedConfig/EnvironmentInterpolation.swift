@@ -97,6 +97,34 @@ struct EnvironmentInterpolator: Sendable {
         return unset.isEmpty ? (String(output), []) : ("", unset)
     }
 
+    /// The names `${NAME…}` references in `text` use, in order, once each (`$$` is skipped).
+    static func referencedVariables(in text: String) -> [String] {
+        guard text.contains("${") else { return [] }
+        let scalars = Array(text.unicodeScalars)
+        var names: [String] = []
+        var index = 0
+        while index + 1 < scalars.count {
+            guard scalars[index] == "$" else {
+                index += 1
+                continue
+            }
+            if scalars[index + 1] == "$" {
+                index += 2
+                continue
+            }
+            guard scalars[index + 1] == "{" else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end < scalars.count, isNameCharacter(scalars[end]) { end += 1 }
+            let name = String(String.UnicodeScalarView(scalars[(index + 2)..<end]))
+            if !name.isEmpty, !names.contains(name) { names.append(name) }
+            index = end
+        }
+        return names
+    }
+
     private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }

@@ -10,13 +10,20 @@ public struct FeedsDocument: Sendable {
     public var settings: Settings
     /// Problems that do not stop a run, rendered `file:line:col: warning: …`.
     public var warnings: [String]
+    /// The ``warnings`` about credentials (an unset or empty `${VAR}` token, a token written in
+    /// the file), which `pull` prints even without `--verbose`.
+    public var credentialWarnings: [String]
 
     /// Creates a document.
-    public init(feeds: [FeedDeclaration], defaults: ConfigNode?, settings: Settings, warnings: [String]) {
+    public init(
+        feeds: [FeedDeclaration], defaults: ConfigNode?, settings: Settings, warnings: [String],
+        credentialWarnings: [String] = []
+    ) {
         self.feeds = feeds
         self.defaults = defaults
         self.settings = settings
         self.warnings = warnings
+        self.credentialWarnings = credentialWarnings
     }
 
     /// The engine-wide `settings:` block of feeds.yaml.
@@ -37,12 +44,17 @@ public struct FeedsDocument: Sendable {
         public var retries: Int
         /// `retry_max_wait`: seconds one feed may wait in total between retries.
         public var retryMaxWait: Double
-        /// `rate_limit_wait`: the longest wait, in seconds, for a host's rate limit to reset.
+        /// `rate_limit_wait`: seconds one feed may wait in total for rate limits during a pull.
         public var rateLimitWait: Double
+        /// `keep_raw`: store every item's original JSON as the API sent it (off: only the mapped fields).
+        public var keepRaw = false
+        /// `interval`: seconds between two pulls of a feed by `feedagg serve`, for feeds that give
+        /// none of their own (``PullInterval``).
+        public var interval: Double = PullInterval.standard
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "first_byte_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
+            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
             "timeout", "user_agent",
         ]
         /// The range of `retries`.
@@ -50,7 +62,7 @@ public struct FeedsDocument: Sendable {
         /// The range of `max_connections_per_host` and `page_concurrency`.
         public static let concurrencyRange = 1...64
         /// The `User-Agent` used when `user_agent` is not given.
-        public static let defaultUserAgent = "feedagg/0.1"
+        public static let defaultUserAgent = FeedaggVersion.userAgent
         /// The largest timeout accepted, in seconds (one day).
         public static let maximumTimeout = 86_400.0
 
@@ -69,30 +81,5 @@ public struct FeedsDocument: Sendable {
             self.timeout = timeout
             self.userAgent = userAgent
         }
-    }
-}
-
-/// One `- name: …` entry of the `feeds:` list, checked against its source type.
-public struct FeedDeclaration: Sendable {
-    /// The unique feed name.
-    public var name: String
-    /// The `source:` type name, one of the descriptors the loader was given.
-    public var sourceType: String
-    /// The feed's own mapping.
-    public var node: ConfigNode
-    /// Where the list item starts (its `-`).
-    public var location: SourceLocation
-    /// Typed access to the feed's keys over the defaults that apply to its source type.
-    public var parameters: FeedParameters
-
-    /// Creates a declaration.
-    public init(
-        name: String, sourceType: String, node: ConfigNode, location: SourceLocation, parameters: FeedParameters
-    ) {
-        self.name = name
-        self.sourceType = sourceType
-        self.node = node
-        self.location = location
-        self.parameters = parameters
     }
 }

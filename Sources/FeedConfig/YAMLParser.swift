@@ -225,7 +225,9 @@ private struct TreeBuilder {
                 case .block: anchoring = .node
                 }
                 let (value, unset) = try interpolator.interpolate(text, at: event.location, anchoring: anchoring)
-                node = ConfigNode(.scalar(value, plain: style == .plain && implicit), at: event.location, unsetVariables: unset)
+                node = ConfigNode(
+                    .scalar(value, plain: style == .plain && implicit), at: event.location, unsetVariables: unset,
+                    variables: EnvironmentInterpolator.referencedVariables(in: text))
             }
             let built = Built(node: node, size: 1)
             if let anchor { anchors[anchor] = built }

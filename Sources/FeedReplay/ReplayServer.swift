@@ -12,7 +12,7 @@ import Synchronization
 /// A request with no recording gets a 404 whose JSON message names it.
 public final class ReplayServer: Sendable {
     private let server: LoopbackHTTPServer
-    /// The exchanges served.
+    /// The recorded exchanges the server answers from, as loaded from the fixtures folder.
     public let exchanges: [FixtureExchange]
 
     /// `http://127.0.0.1:PORT`.

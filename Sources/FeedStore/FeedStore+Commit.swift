@@ -34,14 +34,15 @@ extension FeedStore {
     @discardableResult
     public func commitPull(_ pull: FeedPull) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
-        let prepared = Self.prepare(pull.items, source: pull.source)
+        let prepared = Self.prepare(pull.items, source: pull.source, keepRaw: keepRaw)
         defer { checkpointer.wrote(bytes: Self.approximateSize(of: pull.items)) }
         return try writing("commit feed '\(pull.feed)'") { db in
             try Self.ensureFeed(pull.feed, source: pull.source, in: db)
             if try !Self.isClaimedByLiveProcess(pull.feed, in: db) { try Self.discardStaged(feed: pull.feed, in: db) }
             let number = try Self.nextPullNumber(of: pull.feed, in: db)
             var summary = try Self.writeItems(
-                prepared, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false, in: db)
+                prepared, feed: pull.feed, source: pull.source, pull: number, now: now, staged: false,
+                keepRaw: keepRaw, in: db)
             for entry in pull.cacheEntries {
                 try Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
             }
@@ -69,13 +70,15 @@ extension FeedStore {
         return summaries
     }
 
-    static func ensureFeed(_ feed: String, source: String, in db: Database) throws {
+    /// Inserts or updates the feed's row; a non-nil `config` becomes its owning configuration.
+    static func ensureFeed(_ feed: String, source: String, config: String? = nil, in db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO feed (name, source) VALUES (?, ?)
-                ON CONFLICT (name) DO UPDATE SET source = excluded.source
+                INSERT INTO feed (name, source, config) VALUES (?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET source = excluded.source,
+                    config = COALESCE(excluded.config, feed.config)
                 """,
-            arguments: [feed, source])
+            arguments: [feed, source, config])
     }
 
     /// The number the feed's next committed pull gets (`pulls` counts commits).
@@ -89,19 +92,49 @@ extension FeedStore {
     /// or pages staged before a crash) is skipped: its first occurrence wins.
     /// An item with the values computed from it before the write transaction (outside the lock).
     struct PreparedItem: Sendable {
+        /// The item as it is stored (without its raw JSON unless the store keeps it).
         var item: FeedItem
+        /// The digest of the item as it came (raw JSON included).
         var hash: Int64
         var dedupKey: String
+        /// The item came without raw JSON: a page rebuilt from the store (a `304`), or a source
+        /// that keeps none.
+        var cameWithoutRaw: Bool
     }
 
     /// Digests and dedup keys of `items`: pure CPU work, done before taking the write lock so that
-    /// writers of other feeds are not kept waiting on it.
-    static func prepare(_ items: [FeedItem], source: String) -> [PreparedItem] {
-        items.map { PreparedItem(item: $0, hash: $0.contentDigest, dedupKey: UnifiedStream.dedupKey($0, source: source)) }
+    /// writers of other feeds are not kept waiting on it. Without `keepRaw`, the raw JSON is dropped
+    /// here, after the digest is taken from the item as it came.
+    static func prepare(_ items: [FeedItem], source: String, keepRaw: Bool = true) -> [PreparedItem] {
+        items.map { item in
+            var stored = item
+            if !keepRaw { stored.raw = nil }
+            return PreparedItem(
+                item: stored, hash: item.contentDigest, dedupKey: UnifiedStream.dedupKey(item, source: source),
+                cameWithoutRaw: item.raw == nil)
+        }
+    }
+
+    /// Whether the stored row of `feed`/`id` holds exactly `item`'s mapped fields: how an item
+    /// rebuilt from a row stored without its JSON (a `304` page) is recognised as unchanged, although
+    /// its digest lacks the JSON the stored digest was taken with.
+    static func storedFieldsEqual(_ item: FeedItem, feed: String, in db: Database) throws -> Bool {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT id, \(ItemColumns.names.joined(separator: ", ")) FROM item WHERE feed = ? AND id = ?"),
+                arguments: [feed, item.id])
+        else { return false }
+        var stored = try ItemColumns.item(from: row)
+        stored.raw = nil
+        var incoming = item
+        incoming.raw = nil
+        return stored == incoming
     }
 
     static func writeItems(
-        _ items: [PreparedItem], feed: String, source: String, pull: Int64, now: Double, staged: Bool, in db: Database
+        _ items: [PreparedItem], feed: String, source: String, pull: Int64, now: Double, staged: Bool,
+        keepRaw: Bool = true, in db: Database
     ) throws -> CommitSummary {
         var summary = CommitSummary()
         guard !items.isEmpty else { return summary }
@@ -110,34 +143,46 @@ extension FeedStore {
         let insertColumns =
             ItemColumns.names + [
                 "feed", "id", "dedup_key", "sort_key", "feed_position", "first_seen_at", "last_seen_at", "seen_pull",
-                "content_hash", "staged",
+                "content_hash", "staged", "shared",
             ]
         let insert = try db.cachedStatement(
             sql: "INSERT INTO item (\(insertColumns.joined(separator: ", "))) VALUES (\(insertColumns.map { _ in "?" }.joined(separator: ", ")))")
         let lookup = try db.cachedStatement(
             sql: """
-                SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull
+                SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
+                    (raw IS NULL) AS raw_missing
                 FROM item WHERE feed = ? AND id = ?
                 """)
         let seen = try db.cachedStatement(
             sql: "UPDATE item SET last_seen_at = ?, missing_since = NULL, seen_pull = ? WHERE feed = ? AND id = ?")
+        let carried = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM item WHERE dedup_key = ?)")
         for prepared in items {
             let item = prepared.item
             let hash = prepared.hash
             let dedupKey = prepared.dedupKey
             guard let existing = try Row.fetchOne(lookup, arguments: [feed, item.id]) else {
+                // Another row already carries the dedup key: both are marked shared.
+                let shared = try Bool.fetchOne(carried, arguments: [dedupKey]) ?? false
                 let values: [(any DatabaseValueConvertible)?] =
                     ItemColumns.values(item) + [
                         feed, item.id, dedupKey, ItemColumns.datedSortKey(item),
-                        nextPosition, now, now, pull, hash, staged ? 1 : 0,
+                        nextPosition, now, now, pull, hash, staged ? 1 : 0, shared ? 1 : 0,
                     ]
                 try insert.execute(arguments: StatementArguments(values))
+                if shared { try markShared(dedupKey, in: db) }
                 nextPosition += 1
                 summary.inserted += 1
                 continue
             }
             if try existing.decode(Int64.self, forColumn: "seen_pull") == pull { continue }
-            if try existing.decode(Int64.self, forColumn: "content_hash") == hash {
+            let sameContent =
+                try existing.decode(Int64.self, forColumn: "content_hash") == hash
+                || (prepared.cameWithoutRaw && storedFieldsEqual(item, feed: feed, in: db))
+            // The stored JSON follows the store's retention: written when kept and missing, dropped
+            // when not kept (the first pull after `keep_raw` changes rewrites those rows once).
+            let rawMissing = try existing.decode(Bool.self, forColumn: "raw_missing")
+            let retained = keepRaw ? !(rawMissing && item.raw != nil) : rawMissing
+            if sameContent && retained {
                 try seen.execute(arguments: [now, pull, feed, item.id])
                 summary.unchanged += 1
                 continue
@@ -161,7 +206,21 @@ extension FeedStore {
             try applyUpdate(
                 item, dedupKey: dedupKey, hash: hash, existing: existing, feed: feed, pull: pull, now: now, in: db)
         }
+        if !staged && summary.inserted > 0 {
+            try db.execute(
+                sql: "UPDATE feed SET visible_items = visible_items + ? WHERE name = ?", arguments: [summary.inserted, feed])
+        }
         return summary
+    }
+
+    /// Marks every row carrying `dedupKey` as shared, when more than one does (see schema `v5`).
+    static func markShared(_ dedupKey: String, in db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE item SET shared = 1
+                WHERE dedup_key = ?1 AND shared = 0 AND (SELECT COUNT(*) FROM item WHERE dedup_key = ?1) > 1
+                """
+        ).execute(arguments: [dedupKey])
     }
 
     /// Updates a stored item in place. A dated item sorts by its (maybe new) date; an undated one
@@ -183,6 +242,8 @@ extension FeedStore {
                 WHERE feed = ? AND id = ?
                 """
         ).execute(arguments: StatementArguments(values))
+        // A changed URL may give the item a dedup key other rows carry.
+        try markShared(dedupKey, in: db)
     }
 
     /// Ends pull number `pull` of a feed: records the attempt on the feed row, makes its staged
@@ -209,6 +270,11 @@ extension FeedStore {
                 "pageCount": settled ? pull.pageCount : nil,
             ])
         try db.execute(sql: "UPDATE item SET staged = 0 WHERE feed = ? AND staged = 1", arguments: [pull.feed])
+        let revealed = db.changesCount
+        if revealed > 0 {
+            try db.execute(
+                sql: "UPDATE feed SET visible_items = visible_items + ? WHERE name = ?", arguments: [revealed, pull.feed])
+        }
         let updates = try Row.fetchAll(db, sql: "SELECT * FROM staged_update WHERE feed = ?", arguments: [pull.feed])
         for row in updates {
             let item = try ItemColumns.item(from: row)

@@ -13,7 +13,9 @@ extension FeedStore {
                         (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0) AS item_count,
                         (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 0 AND missing_since IS NOT NULL)
                             AS missing_count,
-                        (SELECT resume FROM pull_checkpoint WHERE pull_checkpoint.feed = feed.name) AS resume
+                        (SELECT resume FROM pull_checkpoint WHERE pull_checkpoint.feed = feed.name) AS resume,
+                        (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged = 1)
+                            + (SELECT COUNT(*) FROM staged_update WHERE staged_update.feed = feed.name) AS staged_count
                     FROM feed ORDER BY name
                     """
             ).map { row in
@@ -33,7 +35,9 @@ extension FeedStore {
                     pageCount: try row.decode(Int?.self, forColumn: "page_count"),
                     resumesAtPage: try row.decode(String?.self, forColumn: "resume").flatMap {
                         try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8)).nextPage
-                    })
+                    },
+                    stagedCount: try row.decode(Int.self, forColumn: "staged_count"),
+                    config: try row.decode(String?.self, forColumn: "config"))
             }
         }
     }
@@ -46,6 +50,45 @@ extension FeedStore {
         }
     }
 
+    /// Records `config` (a configuration file's absolute path) as the owner of the stored feeds
+    /// among `feeds`.
+    public func assignOwner(_ config: String, feeds: [String]) throws {
+        try writing("record the configuration of the pulled feeds") { db in
+            for feed in feeds {
+                try db.execute(sql: "UPDATE feed SET config = ? WHERE name = ?", arguments: [config, feed])
+            }
+        }
+    }
+
+    /// Every stored feed's name, sorted (feeds pulled together are stored in no fixed order).
+    public func feedNames() throws -> [String] {
+        try reading("read the feed names") { db in
+            try String.fetchAll(db, sql: "SELECT name FROM feed ORDER BY name")
+        }
+    }
+
+    /// Deletes exactly the feeds named in `feeds` (those stored), with their items and cache entries
+    /// (one transaction); returns how many feeds and items went.
+    @discardableResult
+    public func delete(feeds: [String]) throws -> (feeds: Int, items: Int) {
+        try writing("delete feeds") { db in
+            let stored = Set(try String.fetchAll(db, sql: "SELECT name FROM feed"))
+            return try Self.delete(feeds.filter(stored.contains), in: db)
+        }
+    }
+
+    static func delete(_ doomed: [String], in db: Database) throws -> (feeds: Int, items: Int) {
+        var items = 0
+        for feed in doomed {
+            items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND staged = 0", arguments: [feed]) ?? 0
+            try db.execute(sql: "DELETE FROM item WHERE feed = ?", arguments: [feed])
+            try db.execute(sql: "DELETE FROM http_cache WHERE feed = ?", arguments: [feed])
+            try discardStaged(feed: feed, in: db)
+            try db.execute(sql: "DELETE FROM feed WHERE name = ?", arguments: [feed])
+        }
+        return (doomed.count, items)
+    }
+
     /// Deletes every feed not in `feeds`, with its items and cache entries (one transaction); returns
     /// how many feeds and items went.
     @discardableResult
@@ -53,15 +96,7 @@ extension FeedStore {
         try writing("prune feeds") { db in
             let keep = Set(feeds)
             let doomed = try String.fetchAll(db, sql: "SELECT name FROM feed").filter { !keep.contains($0) }
-            var items = 0
-            for feed in doomed {
-                items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND staged = 0", arguments: [feed]) ?? 0
-                try db.execute(sql: "DELETE FROM item WHERE feed = ?", arguments: [feed])
-                try db.execute(sql: "DELETE FROM http_cache WHERE feed = ?", arguments: [feed])
-                try Self.discardStaged(feed: feed, in: db)
-                try db.execute(sql: "DELETE FROM feed WHERE name = ?", arguments: [feed])
-            }
-            return (doomed.count, items)
+            return try Self.delete(doomed, in: db)
         }
     }
 }

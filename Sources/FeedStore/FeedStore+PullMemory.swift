@@ -3,8 +3,8 @@ public import Foundation
 import GRDB
 
 extension FeedStore {
-    /// The incremental baseline of `feed`: its stored items' digests, newest `updated` date and page
-    /// count, or `nil` when its last pull failed or was limited (``FeedPull/limited``), or it was never
+    /// The incremental baseline of `feed` (its page count), read from the feed's row alone, or
+    /// `nil` when its last pull failed or was limited (``FeedPull/limited``), or it was never
     /// pulled, or it was pulled as another source type, so that the next pull walks it in full and
     /// closes any gap a failure or a limited pull left. (A successful pull that is not limited sets
     /// `last_success_at` to its `last_attempt_at`; a failed or limited one moves only the latter.)
@@ -14,8 +14,7 @@ extension FeedStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT source, page_count, last_success_at, last_attempt_at, last_error,
-                            (SELECT MAX(updated) FROM item WHERE item.feed = feed.name AND staged = 0) AS newest
+                        SELECT source, page_count, last_success_at, last_attempt_at, last_error
                         FROM feed WHERE name = ?
                         """,
                     arguments: [feed]),
@@ -24,16 +23,30 @@ extension FeedStore {
                 try row.decode(Double?.self, forColumn: "last_attempt_at") == lastSuccess,
                 try row.decode(String?.self, forColumn: "last_error") == nil
             else { return nil }
+            return IncrementalBaseline(pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+        }
+    }
+
+    /// The content digest of every visible (not staged) item of `feed`, by item id: one read of
+    /// all the feed's item rows, which is why the engine asks for it only once a page changed.
+    public func storedDigests(for feed: String) throws -> StoredDigests {
+        try reading("read the stored digests of feed '\(feed)'") { db in
             var digests: [String: Int64] = [:]
             let cursor = try Row.fetchCursor(
                 db, sql: "SELECT id, content_hash FROM item WHERE feed = ? AND staged = 0", arguments: [feed])
             while let item = try cursor.next() {
                 digests[try item.decode(String.self, atIndex: 0)] = try item.decode(Int64.self, atIndex: 1)
             }
-            return IncrementalBaseline(
-                digests: digests,
-                newestUpdate: try row.decode(Double?.self, forColumn: "newest").map(Date.init(timeIntervalSince1970:)),
-                pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+            return StoredDigests(digests)
+        }
+    }
+
+    /// The newest `updated` date among the visible items of `feed`, for a `since` filter.
+    public func newestUpdate(for feed: String) throws -> Date? {
+        try reading("read the newest stored date of feed '\(feed)'") { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MAX(updated) FROM item WHERE feed = ? AND staged = 0", arguments: [feed]
+            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 }
@@ -104,6 +117,28 @@ public struct StorePullMemory: PullMemory {
         guard let source = sources[feed] else { return nil }
         do {
             return try store.baseline(for: feed, source: source)
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// ``FeedStore/storedDigests(for:)``.
+    public func storedDigests(for feed: String) -> StoredDigests? {
+        guard sources[feed] != nil else { return nil }
+        do {
+            return try store.storedDigests(for: feed)
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// ``FeedStore/newestUpdate(for:)``.
+    public func newestUpdate(for feed: String) -> Date? {
+        guard sources[feed] != nil else { return nil }
+        do {
+            return try store.newestUpdate(for: feed)
         } catch {
             report(error)
             return nil

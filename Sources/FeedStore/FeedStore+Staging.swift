@@ -80,12 +80,15 @@ extension FeedStore {
     /// worth resuming) is continued when its `fingerprint` (source type, first URL, page size) is the
     /// same, it is younger than ``resumeWindow`` and `restart` is false; otherwise what it staged is
     /// discarded and the pull begins at page 1. A feed claimed by another live process is `busy`.
+    /// A non-nil `config` (the absolute path of the feeds.yaml declaring the feed) is recorded as
+    /// the feed's owner, which ``FeedSummary/config`` reports and `prune` respects.
     public func beginPull(
-        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner = .current
+        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner = .current,
+        config: String? = nil
     ) throws -> PullStart {
         let now = self.now().timeIntervalSince1970
         return try writing("begin the pull of feed '\(feed)'") { db in
-            try Self.ensureFeed(feed, source: source, in: db)
+            try Self.ensureFeed(feed, source: source, config: config, in: db)
             let number = try Self.nextPullNumber(of: feed, in: db)
             if let row = try Row.fetchOne(db, sql: "SELECT * FROM pull_checkpoint WHERE feed = ?", arguments: [feed]) {
                 if let text = try row.decode(String?.self, forColumn: "owner"), let holder = PullOwner(text),
@@ -129,7 +132,7 @@ extension FeedStore {
     @discardableResult
     public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
-        let prepared = Self.prepare(page.items, source: ticket.source)
+        let prepared = Self.prepare(page.items, source: ticket.source, keepRaw: keepRaw)
         defer { checkpointer.wrote(bytes: Self.approximateSize(of: page.items)) }
         return try writing("save page \(page.number) of feed '\(ticket.feed)'") { db in
             guard
@@ -143,7 +146,8 @@ extension FeedStore {
             }
             try Self.saveResumePoint(page.resume, feed: ticket.feed, checkpoint: checkpoint, now: now, in: db)
             let summary = try Self.writeItems(
-                prepared, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true, in: db)
+                prepared, feed: ticket.feed, source: ticket.source, pull: ticket.pull, now: now, staged: true,
+                keepRaw: keepRaw, in: db)
             if let cached = page.cacheable {
                 var entry = HTTPCacheEntry(
                     url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,

@@ -1,5 +1,5 @@
 public import FeedCore
-import Foundation
+public import Foundation
 import GRDB
 
 /// A position in the stored stream: the last entry a page showed, as an opaque token.
@@ -102,7 +102,17 @@ extension FeedStore {
         feeds: [String], sources: [String]? = nil, after cursor: StreamCursor? = nil, limit: Int
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
-            try Self.stream(db, feeds: feeds, sources: sources, after: cursor, offset: 0, limit: limit, page: nil)
+            let listing = try StreamListing(db, feeds: feeds, sources: sources)
+            let limit = max(1, limit)
+            let scan = StreamScan(db, listing: listing)
+            var rows: [StreamScan.Row] = []
+            try scan.walk(after: cursor.map(StreamOrderKey.init)) { row in
+                rows.append(row)
+                return rows.count <= limit
+            }
+            return try Self.page(
+                rows.prefix(limit), more: rows.count > limit, scan: scan, total: try listing.totalItems(db), perPage: limit,
+                page: nil, in: db)
         }
     }
 
@@ -112,113 +122,99 @@ extension FeedStore {
         let perPage = max(1, perPage)
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
         return try reading("read the stream") { db in
-            try Self.stream(
-                db, feeds: feeds, sources: sources, after: nil, offset: overflow ? Int.max : offset, limit: perPage,
-                page: page)
+            let listing = try StreamListing(db, feeds: feeds, sources: sources)
+            let total = try listing.totalItems(db)
+            let scan = StreamScan(db, listing: listing)
+            guard !overflow, offset < total else {
+                return try Self.page([], more: false, scan: scan, total: total, perPage: perPage, page: page, in: db)
+            }
+            let end = min(offset + perPage, total)
+            var rows: [StreamScan.Row] = []
+            if offset <= total - end {
+                // Nearer the top: walk down from it, past `offset` entries.
+                var skipped = 0
+                try scan.walk { row in
+                    if skipped < offset {
+                        skipped += 1
+                        return true
+                    }
+                    rows.append(row)
+                    return rows.count < end - offset
+                }
+            } else {
+                // Nearer the end (the last page): walk up from the bottom, past `total - end` entries.
+                var skipped = 0
+                try scan.walk(reverse: true) { row in
+                    if skipped < total - end {
+                        skipped += 1
+                        return true
+                    }
+                    rows.append(row)
+                    return rows.count < end - offset
+                }
+                rows.reverse()
+            }
+            return try Self.page(
+                rows[...], more: end < total, scan: scan, total: total, perPage: perPage, page: page, in: db)
         }
     }
 
-    private static func stream(
-        _ db: Database, feeds: [String], sources: [String]?, after cursor: StreamCursor?, offset: Int, limit: Int,
-        page: Int?
+    /// The page of `rows` (shown entries in stream order): their full items, the feeds carrying each,
+    /// and the cursor after the last one when `more` entries follow.
+    private static func page(
+        _ rows: ArraySlice<StreamScan.Row>, more: Bool, scan: StreamScan, total: Int, perPage: Int, page: Int?,
+        in db: Database
     ) throws -> StoredStreamPage {
-        let limit = max(1, limit)
-        var sourceByFeed: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT name, source FROM feed") {
-            sourceByFeed[try row.decode(String.self, forColumn: "name")] = try row.decode(String.self, forColumn: "source")
+        var items: [Int64: Row] = [:]
+        if !rows.isEmpty {
+            let placeholders = rows.map { _ in "?" }.joined(separator: ", ")
+            for row in try Row.fetchAll(
+                db, sql: "SELECT rowid AS stream_rowid, * FROM item WHERE rowid IN (\(placeholders))",
+                arguments: StatementArguments(rows.map(\.rowid)))
+            {
+                items[try row.decode(Int64.self, forColumn: "stream_rowid")] = row
+            }
         }
-        var ranked: [String] = []
-        for feed in feeds where !ranked.contains(feed) {
-            guard let source = sourceByFeed[feed] else { continue }
-            if let sources, !sources.contains(source) { continue }
-            ranked.append(feed)
-        }
-        guard !ranked.isEmpty else {
-            return StoredStreamPage(entries: [], totalItems: 0, perPage: limit, totalPages: 0, page: page, nextCursor: nil)
-        }
-        let rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
-
-        var arguments = StatementArguments()
-        for (rank, feed) in ranked.enumerated() { _ = arguments.append(contentsOf: [feed, rank]) }
-        let values = ranked.map { _ in "(?, ?)" }.joined(separator: ", ")
-        // `shown`: one row per dedup key, from the first feed in `feeds` (then its first position).
-        let shown = """
-            WITH ranks(feed, rank) AS (VALUES \(values)),
-            candidates AS (
-                SELECT item.rowid AS rid, item.feed, item.id, item.dedup_key, item.sort_key, item.feed_position,
-                    ranks.rank AS feed_rank,
-                    ROW_NUMBER() OVER (
-                        PARTITION BY item.dedup_key ORDER BY ranks.rank, item.feed_position, item.id) AS occurrence
-                FROM item JOIN ranks ON ranks.feed = item.feed WHERE item.staged = 0
-            ),
-            shown AS (
-                SELECT rid, feed, id, dedup_key, feed_rank, feed_position, sort_key,
-                    (sort_key IS NULL) AS pending, -COALESCE(sort_key, 0.0) AS neg_key
-                FROM candidates WHERE occurrence = 1
-            )
-            """
-        let total = try Int.fetchOne(db, sql: shown + " SELECT COUNT(*) FROM shown", arguments: arguments) ?? 0
-
-        // Order and cut on the narrow `shown` rows first, then read the full item rows of the page only.
-        let order = "pending, neg_key, feed_rank, feed_position, feed, id"
-        var filter = ""
-        if let cursor {
-            filter = "WHERE (\(order)) > (?, ?, ?, ?, ?, ?)"
-            let position = cursor.position
-            _ = arguments.append(contentsOf: [
-                position.p, -cursor.sortKey, position.r, position.n, position.f, position.i,
-            ])
-        }
-        _ = arguments.append(contentsOf: [limit + 1, offset])
-        let pageSQL = shown + """
-            , page AS (SELECT * FROM shown \(filter) ORDER BY \(order) LIMIT ? OFFSET ?)
-            SELECT page.pending, page.sort_key AS shown_sort_key, page.feed_rank, item.*
-            FROM page JOIN item ON item.rowid = page.rid
-            ORDER BY page.pending, page.neg_key, page.feed_rank, page.feed_position, page.feed, page.id
-            """
-        let rows = try Row.fetchAll(db, sql: pageSQL, arguments: arguments)
-
-        let pageRows = rows.prefix(limit)
         var entries: [StreamEntry] = []
-        var dedupKeys: [String] = []
-        for row in pageRows {
-            let feed = try row.decode(String.self, forColumn: "feed")
+        for row in rows {
+            guard let item = items[row.rowid] else { continue }
             entries.append(
                 StreamEntry(
-                    item: try ItemColumns.item(from: row), feed: feed, feeds: [feed], source: sourceByFeed[feed] ?? ""))
-            dedupKeys.append(try row.decode(String.self, forColumn: "dedup_key"))
+                    item: try ItemColumns.item(from: item), feed: row.feed, feeds: scan.carriers[row.rowid] ?? [row.feed],
+                    source: scan.listing.sourceByFeed[row.feed] ?? "",
+                    firstSeen: try item.decode(Double?.self, forColumn: "first_seen_at").map(
+                        Date.init(timeIntervalSince1970:))))
         }
-        // Every listed feed carrying each entry, in feed order.
-        if !dedupKeys.isEmpty {
-            var carriers: [String: Set<String>] = [:]
-            let placeholders = dedupKeys.map { _ in "?" }.joined(separator: ", ")
-            for row in try Row.fetchAll(
-                db, sql: "SELECT DISTINCT dedup_key, feed FROM item WHERE staged = 0 AND dedup_key IN (\(placeholders))",
-                arguments: StatementArguments(dedupKeys))
-            {
-                let feed = try row.decode(String.self, forColumn: "feed")
-                guard rankByFeed[feed] != nil else { continue }
-                carriers[try row.decode(String.self, forColumn: "dedup_key"), default: []].insert(feed)
-            }
-            for index in entries.indices {
-                let feeds = carriers[dedupKeys[index]] ?? [entries[index].feed]
-                entries[index].feeds = feeds.sorted { (rankByFeed[$0] ?? 0) < (rankByFeed[$1] ?? 0) }
-            }
-        }
-
         var nextCursor: String?
-        if rows.count > limit, let last = pageRows.last {
-            let sortKey = try last.decode(Double?.self, forColumn: "shown_sort_key")
+        if more, let last = rows.last {
             let position = StreamCursor.Position(
-                v: 1, p: try last.decode(Int.self, forColumn: "pending"),
-                k: String((sortKey ?? 0).bitPattern, radix: 16),
-                r: try last.decode(Int.self, forColumn: "feed_rank"),
-                n: try last.decode(Int64.self, forColumn: "feed_position"),
-                f: try last.decode(String.self, forColumn: "feed"), i: try last.decode(String.self, forColumn: "id"))
+                v: 1, p: last.sortKey == nil ? 1 : 0, k: String((last.sortKey ?? 0).bitPattern, radix: 16), r: last.rank,
+                n: last.position, f: last.feed, i: last.id)
             nextCursor = try StreamCursor(position: position).token
         }
         return StoredStreamPage(
-            entries: entries, totalItems: total, perPage: limit, totalPages: (total + limit - 1) / limit, page: page,
+            entries: entries, totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
             nextCursor: nextCursor)
+    }
+}
+
+extension FeedStore {
+    /// When the store first saw each of `items` (feed name, item id), for entries read from the
+    /// network rather than from the stream (``StreamEntry/firstSeen`` is set on stream pages);
+    /// items not stored (or still staged) are absent from the result.
+    public func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]] {
+        guard !items.isEmpty else { return [:] }
+        return try reading("read first-seen times") { db in
+            var seen: [String: [String: Date]] = [:]
+            for item in items {
+                if let value = try Double.fetchOne(
+                    db, sql: "SELECT first_seen_at FROM item WHERE feed = ? AND id = ? AND staged = 0",
+                    arguments: [item.feed, item.id])
+                {
+                    seen[item.feed, default: [:]][item.id] = Date(timeIntervalSince1970: value)
+                }
+            }
+            return seen
+        }
     }
 }

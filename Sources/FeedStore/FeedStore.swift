@@ -1,5 +1,12 @@
 public import Foundation
 import GRDB
+import FeedCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The local SQLite store: every item ever pulled, each feed's pull state and the HTTP cache.
 ///
@@ -9,7 +16,9 @@ import GRDB
 /// its pull. The schema is versioned with GRDB's `DatabaseMigrator` (migration `v1`).
 ///
 /// Dates are stored as REAL seconds since 1970-01-01 UTC; a `Date` built from epoch seconds (as every
-/// source does through `ISO8601`) round-trips bit for bit. Items keep their original JSON (`raw`).
+/// source does through `ISO8601`) round-trips bit for bit. Items keep their original JSON (`raw`)
+/// when the store is opened with `keepRaw` (the default here; `feedagg pull` keeps it only with the
+/// `keep_raw: true` setting, see docs/store.md).
 ///
 /// Methods are synchronous and may block on SQLite I/O and on the lock; they are safe to call from
 /// any thread or task.
@@ -20,6 +29,8 @@ public final class FeedStore: Sendable {
     let now: @Sendable () -> Date
     /// Test hook: runs inside a commit's write transaction after every write, before COMMIT.
     let beforeCommit: (@Sendable (_ feed: String) throws -> Void)?
+    /// Whether commits store each item's original JSON (``FeedItem/raw``); see ``open(path:busyTimeout:now:keepRaw:)``.
+    public let keepRaw: Bool
     /// Checkpoints the write-ahead log off the writer while pulls write.
     let checkpointer: BackgroundCheckpointer
     /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
@@ -27,8 +38,9 @@ public final class FeedStore: Sendable {
 
     private init(
         path: String, pool: DatabasePool, now: @escaping @Sendable () -> Date,
-        beforeCommit: (@Sendable (String) throws -> Void)?
+        beforeCommit: (@Sendable (String) throws -> Void)?, keepRaw: Bool
     ) {
+        self.keepRaw = keepRaw
         self.path = path
         self.pool = pool
         self.now = now
@@ -43,22 +55,27 @@ public final class FeedStore: Sendable {
     ///   - busyTimeout: How long a write waits for another connection's lock before failing with
     ///     ``StoreError/Kind/locked``.
     ///   - now: The clock stamped on pulls and items (`first_seen_at`, `last_seen_at`…).
+    ///   - keepRaw: Whether commits store each item's original JSON. Without it, items are stored
+    ///     with their mapped fields only (`raw` NULL; a changed item's stored JSON is dropped too);
+    ///     the content digest is still the fetched item's, so changes are detected as before.
     public static func open(
-        path: String, busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }
+        path: String, busyTimeout: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() },
+        keepRaw: Bool = true
     ) throws -> FeedStore {
-        try open(path: path, busyTimeout: busyTimeout, now: now, beforeCommit: nil)
+        try open(path: path, busyTimeout: busyTimeout, now: now, beforeCommit: nil, keepRaw: keepRaw)
     }
 
     static func open(
         path: String, busyTimeout: Duration, now: @escaping @Sendable () -> Date,
-        beforeCommit: (@Sendable (String) throws -> Void)?
+        beforeCommit: (@Sendable (String) throws -> Void)?, keepRaw: Bool = true
     ) throws -> FeedStore {
         // Two processes creating or migrating one file at once can get SQLITE_BUSY without SQLite
         // waiting (switching to WAL, upgrading a lock): retry the whole open until the busy timeout.
         let deadline = ContinuousClock.now + busyTimeout
         while true {
             do {
-                return try openOnce(path: path, busyTimeout: busyTimeout, now: now, beforeCommit: beforeCommit)
+                return try openOnce(
+                    path: path, busyTimeout: busyTimeout, now: now, beforeCommit: beforeCommit, keepRaw: keepRaw)
             } catch let error as StoreError where error.kind == .locked && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.02 + Double.random(in: 0..<0.03))
             }
@@ -67,7 +84,7 @@ public final class FeedStore: Sendable {
 
     private static func openOnce(
         path: String, busyTimeout: Duration, now: @escaping @Sendable () -> Date,
-        beforeCommit: (@Sendable (String) throws -> Void)?
+        beforeCommit: (@Sendable (String) throws -> Void)?, keepRaw: Bool
     ) throws -> FeedStore {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
@@ -77,12 +94,11 @@ public final class FeedStore: Sendable {
                 kind: .cannotOpen, path: path, operation: "create directory",
                 detail: "cannot create \(directory.path): \(error.localizedDescription)")
         }
+        try prepareFile(path)
         var configuration = Configuration()
         configuration.label = "feedagg.store"
         configuration.foreignKeysEnabled = true
-        let components = busyTimeout.components
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        configuration.busyMode = .timeout(max(0, seconds))
+        configuration.busyMode = .timeout(max(0, busyTimeout.seconds))
         // WAL with synchronous = NORMAL: a commit is atomic and survives a crash or kill -9 of the
         // process; only a power loss may drop the last commits (never corrupt the file). FULL
         // would fsync the WAL on every feed's commit.
@@ -102,6 +118,13 @@ public final class FeedStore: Sendable {
         }
         do {
             let migrator = Schema.migrator
+            let tables = try pool.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+            if !tables.isEmpty && !tables.contains("grdb_migrations") {
+                try? pool.close()
+                throw StoreError(
+                    kind: .notAStore, path: path, operation: "open",
+                    detail: "a SQLite database of another program: its tables are \(tables.prefix(5).joined(separator: ", "))")
+            }
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
                 let applied = try pool.read { try migrator.appliedIdentifiers($0) }
                 throw StoreError(
@@ -117,10 +140,77 @@ public final class FeedStore: Sendable {
         } catch {
             throw StoreError.wrapping(error, path: path, operation: "migrate the schema")
         }
-        return FeedStore(path: path, pool: pool, now: now, beforeCommit: beforeCommit)
+        return FeedStore(path: path, pool: pool, now: now, beforeCommit: beforeCommit, keepRaw: keepRaw)
     }
 
-    /// The default store location: `$XDG_DATA_HOME/feedagg/feedagg.sqlite`, else
+    /// Creates a missing store file empty with mode 0600 (SQLite gives its `-wal` and `-shm` files
+    /// the same mode), and rejects an existing non-empty file that is not SQLite.
+    static func prepareFile(_ path: String) throws {
+        let descriptor = systemOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            systemClose(descriptor)
+            return
+        }
+        guard errno == EEXIST, let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+            throw StoreError(kind: .notAStore, path: path, operation: "open", detail: "the file is not a SQLite database")
+        }
+    }
+
+    /// The default store of the configuration file at `configPath`:
+    /// `$XDG_DATA_HOME/feedagg/stores/<stem>-<hash>.sqlite`, else
+    /// `$HOME/.local/share/feedagg/stores/<stem>-<hash>.sqlite`, where `<stem>` names the file and
+    /// its directory (`myproject-feeds`) and `<hash>` is a digest of the file's absolute path with
+    /// symbolic links resolved, so each configuration gets its own store.
+    public static func defaultPath(forConfig configPath: String, environment: [String: String]) throws -> String {
+        let config = canonicalConfigPath(configPath)
+        let url = URL(fileURLWithPath: config)
+        let readable = [url.deletingLastPathComponent().lastPathComponent, url.deletingPathExtension().lastPathComponent]
+            .map { component in
+                String(component.unicodeScalars.map { scalar in
+                    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_")
+                        ? Character(scalar) : "_"
+                }.prefix(40))
+            }
+            .filter { !$0.isEmpty && $0 != "_" }
+            .joined(separator: "-")
+        let name = (readable.isEmpty ? "feeds" : readable) + "-" + digest(config) + ".sqlite"
+        return URL(fileURLWithPath: try dataDirectory(environment: environment))
+            .appendingPathComponent("feedagg/stores").appendingPathComponent(name).path
+    }
+
+    /// `path` made absolute (against the working directory) with symbolic links resolved: the
+    /// identity of a configuration file, recorded as the owner of the feeds it pulls.
+    public static func canonicalConfigPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// 64-bit FNV-1a of `text`'s UTF-8, as 12 hexadecimal digits (stable across runs and platforms).
+    static func digest(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String((String(repeating: "0", count: max(0, 16 - hex.count)) + hex).prefix(12))
+    }
+
+    /// `$XDG_DATA_HOME` when absolute, else `$HOME/.local/share`.
+    static func dataDirectory(environment: [String: String]) throws -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
+        if let home = environment["HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home).appendingPathComponent(".local/share").path
+        }
+        throw StoreError(
+            kind: .noDefaultLocation, path: "", operation: "locate the store",
+            detail: "neither XDG_DATA_HOME (absolute) nor HOME is set")
+    }
+
+    /// The single store every configuration shared before stores were per configuration:
+    /// `$XDG_DATA_HOME/feedagg/feedagg.sqlite`, else
     /// `$HOME/.local/share/feedagg/feedagg.sqlite` (a relative or empty `XDG_DATA_HOME` is ignored, as
     /// the XDG spec says).
     public static func defaultPath(environment: [String: String]) throws -> String {
@@ -164,3 +254,11 @@ public final class FeedStore: Sendable {
         do { return try pool.write(body) } catch { throw StoreError.wrapping(error, path: path, operation: operation) }
     }
 }
+
+#if canImport(Glibc)
+    private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
+    private func systemClose(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+#elseif canImport(Darwin)
+    private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Darwin.open(path, flags, mode) }
+    private func systemClose(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
+#endif

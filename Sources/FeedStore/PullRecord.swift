@@ -173,4 +173,10 @@ public struct FeedSummary: Sendable, Hashable {
     public var pageCount: Int?
     /// The page an interrupted pull continues from on the next `pull`, if one is saved.
     public var resumesAtPage: Int? = nil
+    /// Items saved by an interrupted pull (staged pages), not visible until a pull of the feed
+    /// completes; the next pull continues from them.
+    public var stagedCount: Int = 0
+    /// The absolute path of the configuration that last pulled the feed (its owner); `nil` when a
+    /// feedagg older than schema v4 wrote it.
+    public var config: String? = nil
 }

@@ -16,6 +16,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case noDefaultLocation = "no default location"
             case database = "database error"
             case claimLost = "claim lost"
+            case notAStore = "not a store"
         }
 
         private let code: Code
@@ -38,6 +39,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let database = Kind(.database)
         /// Another process took over a feed's pull from this one (presumed dead).
         public static let claimLost = Kind(.claimLost)
+        /// The file exists but is not a feedagg store (not SQLite, or another program's database).
+        public static let notAStore = Kind(.notAStore)
 
         /// A short name of the kind.
         public var description: String { code.rawValue }
@@ -75,6 +78,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return "invalid stream cursor: \(detail)"
         case .noDefaultLocation:
             return "no default store location: \(detail)"
+        case .notAStore:
+            return "\(path) is not a feedagg store (\(detail)); pass the store of an earlier pull with --db, or a new file"
         default:
             return "store \(path): \(operation) failed: \(detail)"
         }

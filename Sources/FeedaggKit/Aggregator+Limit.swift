@@ -2,39 +2,6 @@ public import FeedCore
 public import FeedStore
 import Foundation
 
-/// What `pull --limit N` found: the newest entries of the stream and how each feed was walked.
-public struct NewestItems: Sendable {
-    /// The `N` asked for.
-    public var limit: Int
-    /// The newest entries, in stream order (at most ``limit``).
-    public var entries: [StreamEntry]
-    /// Per feed, in the pull's order: pages, requests, whether it was walked lazily, whether it stopped early.
-    /// Their ``FeedResult/items`` are empty unless ``PullSettings/retainItems`` is set.
-    public var feeds: [LazyUnifiedStream.FeedReport]
-
-    /// The entries in `format`: JSON carries `limit` and a `null` `next_cursor` (the entries come
-    /// from the network, not from a position in the store; `feedagg show` pages the store).
-    public func rendered(_ format: OutputFormat, width: Int = 120) -> String {
-        let page = StreamPage(page: 1, perPage: limit, totalItems: entries.count, totalPages: 1, entries: entries)
-        var text = StreamRenderer.render(
-            page, format: format, width: width, extra: [("limit", .int(limit)), ("next_cursor", .null)])
-        if format == .table, !entries.isEmpty {
-            // The page footer says nothing true about a limited pull: replace it.
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(2).map(String.init)
-            lines.append("the \(entries.count) newest items (pull --limit \(limit))")
-            text = lines.joined(separator: "\n") + "\n"
-        }
-        return text
-    }
-}
-
-extension PullReport {
-    /// What `pull` prints on standard output: the `--limit` items, else the requested page of the stored stream.
-    public func rendered(_ format: OutputFormat, width: Int = 120) -> String {
-        newest?.rendered(format, width: width) ?? page.rendered(format, width: width)
-    }
-}
-
 extension Aggregator {
     /// `pull --limit N`: reads the first `limit` entries of a ``LazyUnifiedStream`` over `feeds`, so
     /// only the pages needed to be sure of them are fetched, then commits what each feed fetched as
@@ -103,13 +70,26 @@ extension Aggregator {
             if !settings.retainItems { report.result.items = [] }
             kept.append(report)
         }
+        let owner = FeedStore.canonicalConfigPath(settings.configPath)
+        let committed = Array(commits.keys)
         let page = try await Self.offPool {
+            try store.assignOwner(owner, feeds: committed)
             try store.placeUndatedItems(feedOrder: declared)
             return try store.stream(feeds: declared, page: 1, perPage: max(1, limit))
         }
-        return PullReport(
+        // Undated entries are dated by when the store first saw them (Atom and JSON Feed `updated`).
+        var dated = entries
+        let undated = entries.filter { $0.item.sortDate == nil }.map { (feed: $0.feed, id: $0.item.id) }
+        if !undated.isEmpty, let seen = try? await Self.offPool({ try store.firstSeen(undated) }) {
+            for index in dated.indices where dated[index].item.sortDate == nil {
+                dated[index].firstSeen = seen[dated[index].feed]?[dated[index].item.id]
+            }
+        }
+        var report = PullReport(
             results: kept.map(\.result), commits: commits, storeFailures: failures, page: page, storePath: store.path,
-            newest: NewestItems(limit: limit, entries: entries, feeds: kept))
+            newest: NewestItems(limit: limit, entries: dated, feeds: kept))
+        report.streamFeeds = declared
+        return report
     }
 
     /// `✓ org1-repos (github.repos): 1 page of 10, 1 request, 100 items (100 new, 0 updated), 0.06 s; stopped: the newest 20 are known`.
@@ -117,11 +97,11 @@ extension Aggregator {
         _ report: LazyUnifiedStream.FeedReport, limit: Int, commit: CommitSummary? = nil
     ) -> String {
         let result = report.result
-        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        var pages = "\(result.pages) page" + (result.pages == 1 ? "" : "s")
+        let seconds = result.duration.seconds
+        var pages = Plural.of(result.pages, "page")
         if let announced = report.announcedPages, report.dateOrdered { pages += " of \(announced)" }
-        var line = "✓ \(result.feed) (\(result.source)): \(pages), \(result.requests) request"
-            + (result.requests == 1 ? "" : "s") + ", \(result.items.count) items"
+        var line = "✓ \(result.feed) (\(result.source)): \(pages), \(Plural.of(result.requests, "request")), "
+            + Plural.of(result.items.count, "item")
         if let commit { line += " (\(commit.inserted) new, \(commit.updated) updated)" }
         line += ", " + String(format: "%.2f", seconds) + " s"
         if !report.dateOrdered {

@@ -36,22 +36,28 @@ public final class Console: Sendable {
     public static var discardingErrors: Console { Console(discardingErrors: true) }
 
     /// Writes one line to standard error (clearing the progress line first).
+    ///
+    /// The line may carry remote text (a server's error message, a feed name from the store): it
+    /// is written through ``TerminalText/sanitized(_:keepingNewlines:)``, so no escape sequence or
+    /// control character but the newline reaches the terminal.
     public func error(_ line: String) {
         guard !discardsErrors else { return }
+        let safe = TerminalText.sanitized(line, keepingNewlines: true)
         state.withLock { state in
             if state.progressShown {
-                Self.write("\r\u{1B}[2K", to: 2)
+                _ = Self.write("\r\u{1B}[2K", to: 2)
                 state.progressShown = false
             }
-            Self.write(line + "\n", to: 2)
+            _ = Self.write(safe + "\n", to: 2)
         }
     }
 
-    /// Replaces the progress line (terminal only).
+    /// Replaces the progress line (terminal only), sanitised like ``error(_:)`` (without newlines).
     public func progress(_ line: String) {
         guard stderrIsTerminal else { return }
+        let safe = TerminalText.sanitized(line)
         state.withLock { state in
-            Self.write("\r\u{1B}[2K" + line, to: 2)
+            _ = Self.write("\r\u{1B}[2K" + safe, to: 2)
             state.progressShown = true
         }
     }
@@ -60,73 +66,64 @@ public final class Console: Sendable {
     public func clearProgress() {
         state.withLock { state in
             guard state.progressShown else { return }
-            Self.write("\r\u{1B}[2K", to: 2)
+            _ = Self.write("\r\u{1B}[2K", to: 2)
             state.progressShown = false
         }
     }
 
-    /// Writes text to standard output.
+    /// Writes text to standard output, as is (renderers sanitise remote text themselves; JSON
+    /// escapes it).
+    ///
+    /// A failed write ends the process, as `git` does: when the reader went away (`EPIPE`, e.g.
+    /// `feedagg show | head -1` with SIGPIPE ignored) it dies of SIGPIPE silently; any other error
+    /// (`ENOSPC` on `> /dev/full`, `EIO`, …) prints `feedagg: cannot write to standard output: …`
+    /// on standard error and exits with status 1 (``ExitStatus/internalError``): output that was
+    /// cut short must never look like success.
     public func output(_ text: String) {
-        state.withLock { _ in Self.write(text, to: 1) }
+        let failure = state.withLock { _ in Self.write(text, to: 1) }
+        guard let failure else { return }
+        if failure == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+            _exit(141)
+        }
+        let reason = String(cString: strerror(failure))
+        state.withLock { state in
+            if state.progressShown { _ = Self.write("\r\u{1B}[2K", to: 2) }
+            _ = Self.write("feedagg: cannot write to standard output: \(reason)\n", to: 2)
+        }
+        _exit(ExitStatus.internalError.rawValue)
     }
 
-    private static func write(_ text: String, to fd: Int32) {
+    /// Writes all of `text` to `fd`; the `errno` of a failed write, `nil` when everything was written.
+    private static func write(_ text: String, to fd: Int32) -> Int32? {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { buffer in
                 Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             }
-            if written <= 0 {
-                if written < 0 && errno == EINTR { continue }
-                return
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
             }
+            if written == 0 { return EIO }
             offset += written
         }
-        bytes.removeAll()
+        return nil
     }
 }
 
-/// Counts feeds and pages done during a pull, for the progress line.
-final class PullProgress: Sendable {
-    private struct Counts {
-        var feedsDone = 0
-        var pages = 0
-        var requests = 0
-        var finished = false
-    }
-
-    private let counts = Mutex(Counts())
-    let totalFeeds: Int
-
-    init(totalFeeds: Int) {
-        self.totalFeeds = totalFeeds
-    }
-
-    func page() { counts.withLock { $0.pages += 1 } }
-    func request() { counts.withLock { $0.requests += 1 } }
-    func feedDone() { counts.withLock { $0.feedsDone += 1 } }
-    func finish() { counts.withLock { $0.finished = true } }
-
-    var line: String? {
-        counts.withLock { counts in
-            counts.finished
-                ? nil
-                : "pulling: \(counts.feedsDone)/\(totalFeeds) feeds done · \(counts.pages) pages · \(counts.requests) requests"
+extension Console {
+    /// Prints `rendered`: the body on standard output, the footer on standard output too when
+    /// `style` is a terminal, else on standard error (so a pipe gets only the rows).
+    public func print(_ rendered: RenderedOutput, style: TableStyle) {
+        let footer = rendered.footer.map { $0 + "\n" }.joined()
+        if style.isTerminal {
+            output(rendered.body + footer)
+        } else {
+            output(rendered.body)
+            if !footer.isEmpty { error(String(footer.dropLast())) }
         }
-    }
-
-    /// Shows the progress line once the pull has run longer than `grace`, refreshing it until
-    /// the pull finishes. Runs as a child task of the pull, so it ends with it.
-    func display(on console: Console, grace: Duration = .milliseconds(500), every: Duration = .milliseconds(100)) async {
-        guard console.stderrIsTerminal else { return }
-        do {
-            try await Task.sleep(for: grace)
-            while let line = self.line {
-                console.progress(line)
-                try await Task.sleep(for: every)
-            }
-        } catch {}
-        console.clearProgress()
     }
 }

@@ -4,7 +4,9 @@ import GitHubSource
 import HTTPSource
 import PhotosSource
 import GitHubStargazersSource
-// new-source: imports (keep this line)
+import WebFeedSource
+import ExecSource
+// new-source inserts imports above this line (keep it)
 
 /// The source types a run knows, passed to the loader and the engine (never a global).
 public struct SourceRegistry: Sendable {
@@ -17,12 +19,13 @@ public struct SourceRegistry: Sendable {
     }
 
     /// The built-in sources: GitHub repositories, members and gists, 500px photos, `http`
-    /// (any JSON API declared in feeds.yaml), and the modules added with `swift package new-source`.
+    /// (any JSON API declared in feeds.yaml), `feed` (RSS, Atom, JSON Feed), `exec` (plugin executables), and the modules added with `swift package new-source`.
     public static let builtIn = SourceRegistry([
         GitHubReposSource.self, GitHubMembersSource.self, GitHubGistsSource.self, FiveHundredPxSource.self,
         HTTPSource.self,
         GitHubStargazersSource.self,
-        // new-source: types (keep this line)
+        WebFeedSource.self, ExecSource.self,
+        // new-source inserts source types above this line (keep it)
     ])
 
     /// Every type's descriptor.

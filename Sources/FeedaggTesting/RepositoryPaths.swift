@@ -18,6 +18,10 @@ public enum RepositoryPaths {
     /// Whether `../shared/realworld` is present (tests that read it are skipped otherwise).
     public static var hasRealworld: Bool { FileManager.default.fileExists(atPath: realworld.path) }
 
+    /// Why tests that read `../shared/realworld` are skipped when ``hasRealworld`` is false.
+    public static let realworldUnavailableReason =
+        "needs ../shared/realworld beside the project (real recorded GitHub traffic)"
+
     /// `../shared/bench/ghserver.py`.
     public static var benchServer: URL { shared.appendingPathComponent("bench/ghserver.py") }
 

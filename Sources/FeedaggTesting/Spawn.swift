@@ -53,26 +53,7 @@ struct SpawnedChild {
             _ = addChdir(&actions, currentDirectory)
         }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGPIPE, SIGINT, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let (pid, status) = Self.spawn(executable, arguments: arguments, environment: environment, actions: &actions)
         guard status == 0 else {
             close(output[0])
             close(errors[0])
@@ -94,6 +75,47 @@ struct SpawnedChild {
         unsafeBitCast($0, to: AddChdir.self)
     }
 
+    /// Spawns `executable` (a path) with `arguments`, exactly `environment`, and `actions`, its
+    /// signal mask cleared and SIGTERM, SIGPIPE, SIGINT and SIGCHLD at their default actions.
+    ///
+    /// - Parameter flags: `posix_spawnattr` flags added to `POSIX_SPAWN_SETSIGMASK |
+    ///   POSIX_SPAWN_SETSIGDEF` (the terminal adds `POSIX_SPAWN_SETSID`).
+    /// - Returns: The child's pid, and `posix_spawn`'s result (0, or an `errno` value).
+    static func spawn(
+        _ executable: String, arguments: [String], environment: [String: String],
+        actions: inout posix_spawn_file_actions_t, flags: Int32 = 0
+    ) -> (pid: pid_t, status: Int32) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGPIPE, SIGINT, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        return (pid, status)
+    }
+
+    /// Blocks until child `pid` ends; returns its exit status, or the signal that ended it.
+    static func waitForExit(_ pid: pid_t) -> (status: Int32, bySignal: Bool) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? ((status >> 8) & 0xff, false) : (signal, true)
+    }
+
     /// A pipe whose both ends are close-on-exec from the start (`pipe2(O_CLOEXEC)`), so a child
     /// spawned meanwhile by another thread never inherits it.
     private static func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 {
@@ -106,14 +128,8 @@ struct SpawnedChild {
     func onExit(_ handler: @escaping @Sendable (_ status: Int32, _ bySignal: Bool) -> Void) {
         let pid = self.pid
         let thread = Thread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            let signal = status & 0x7f
-            if signal == 0 {
-                handler((status >> 8) & 0xff, false)
-            } else {
-                handler(signal, true)
-            }
+            let exit = Self.waitForExit(pid)
+            handler(exit.status, exit.bySignal)
         }
         thread.stackSize = 256 << 10
         thread.start()

@@ -1,4 +1,5 @@
 public import Foundation
+import FeedCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -77,15 +78,30 @@ public enum TestBinary {
     }
 
     /// The current environment without the variables feeds.yaml files commonly reference
-    /// (`GITHUB_TOKEN`, `PX_CONSUMER_KEY`), so a developer's own credentials never leak into a test,
-    /// and with `XDG_DATA_HOME` in a temporary folder of this test process, so a test that does not
-    /// pass `--db` never touches the developer's own store.
+    /// (`GITHUB_TOKEN`, `GH_TOKEN`, `PX_CONSUMER_KEY`) or that pick a configuration
+    /// (`FEEDAGG_CONFIG`), so a developer's own credentials and files never leak into a test,
+    /// and with `XDG_DATA_HOME` and `XDG_CACHE_HOME` in a temporary folder of this test process, so a
+    /// test that does not pass `--db` never touches the developer's own store or cache.
     public static var cleanEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["GITHUB_TOKEN", "PX_CONSUMER_KEY", overrideVariable] { environment[name] = nil }
+        for name in ["GITHUB_TOKEN", "GH_TOKEN", "PX_CONSUMER_KEY", "FEEDAGG_CONFIG", overrideVariable] {
+            environment[name] = nil
+        }
         environment["XDG_DATA_HOME"] = testDataHome
+        environment["XDG_CACHE_HOME"] = testCacheHome
+        environment["XDG_CONFIG_HOME"] = testConfigHome
         return environment
     }
+
+    /// `$TMPDIR/feedagg-tests-PID/cache`: where replay stores go for every test of this process
+    /// (`pull --replay` keeps its store in the cache directory), never the developer's own.
+    public static let testCacheHome: String = FileManager.default.temporaryDirectory
+        .appendingPathComponent("feedagg-tests-\(ProcessInfo.processInfo.processIdentifier)/cache").path
+
+    /// `$TMPDIR/feedagg-tests-PID/config`: an empty configuration home, so config discovery never
+    /// finds the developer's own `~/.config/feedagg/feeds.yaml`.
+    public static let testConfigHome: String = FileManager.default.temporaryDirectory
+        .appendingPathComponent("feedagg-tests-\(ProcessInfo.processInfo.processIdentifier)/config").path
 
     /// `$TMPDIR/feedagg-tests-PID/data`: the default store's parent for every test of this process.
     public static let testDataHome: String = FileManager.default.temporaryDirectory
@@ -94,11 +110,11 @@ public enum TestBinary {
     /// Runs the built `feedagg` with `arguments` (see ``ChildProcess/run(_:arguments:environment:currentDirectory:timeout:)``).
     public static func runFeedagg(
         _ arguments: [String], environment: [String: String] = cleanEnvironment, currentDirectory: URL? = nil,
-        timeout: Duration = .seconds(300)
+        timeout: Duration = .seconds(300), started: (@Sendable (Int32) -> Void)? = nil
     ) async throws -> ProcessOutput {
         try await ChildProcess.run(
             try feedagg, arguments: arguments, environment: environment, currentDirectory: currentDirectory,
-            timeout: timeout)
+            timeout: timeout, started: started)
     }
 }
 
@@ -148,9 +164,10 @@ public enum ChildProcess {
     ///   - environment: the child's whole environment.
     ///   - currentDirectory: its working directory (the test's own when `nil`).
     ///   - timeout: a safety net for a child that never ends: it is killed and an error thrown.
+    ///   - started: called with the child's process id once it runs (to signal it meanwhile).
     public static func run(
         _ executable: URL, arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
-        timeout: Duration = .seconds(300)
+        timeout: Duration = .seconds(300), started: (@Sendable (Int32) -> Void)? = nil
     ) async throws -> ProcessOutput {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let child: SpawnedChild
@@ -161,6 +178,7 @@ public enum ChildProcess {
         } catch {
             throw ChildProcessError("cannot run \(executable.path) \(arguments.joined(separator: " ")): \(error)")
         }
+        started?(child.pid)
         let output = OutputCollector()
         let errors = OutputCollector()
         output.drain(child.standardOutput)
@@ -175,7 +193,7 @@ public enum ChildProcess {
             exited.resolve(true)
         }
 
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.seconds
         let timedOut = OneShot()
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { timedOut.resolve(true) }
         let finished = await firstOf(exited, timedOut)

@@ -13,18 +13,13 @@ public import Foundation
 /// recently stays at its creation position). So the wire order is ``ItemOrdering/unordered``.
 public struct GitHubGistsSource: FeedSource {
     /// The source type's static facts.
-    public static let descriptor = SourceDescriptor(
+    public static let descriptor = GitHubAPI.descriptor(
         typeName: "github.gists",
         summary: "public gists, of everyone or of one GitHub user",
         parameters: [
             ParameterSpec("user", .string, "list this user's gists (default: everyone's public gists)"),
             ParameterSpec("since", .date, "only gists updated at or after this time (sent as 'since')"),
-            GitHubAPI.tokenParameter,
-        ],
-        pagination: GitHubAPI.paginationSummary,
-        defaultBaseURL: GitHubAPI.defaultBaseURL,
-        defaultPageSize: GitHubAPI.defaultPageSize,
-        maxPageSize: GitHubAPI.maxPageSize)
+        ])
 
     /// Whose gists are listed: `nil` for everyone's public gists.
     public let user: String?
@@ -73,15 +68,10 @@ public struct GitHubGistsSource: FeedSource {
     }
 
     /// The page's gists, decoded but not yet mapped (the first half of ``decodePage(_:)``).
-    /// One pass over the body with ``GistDTO/init(reading:)``; through `Decodable` when that
-    /// reader cannot decode the page exactly as `Decodable` would.
+    /// One pass over the body with ``GistDTO/fields``; through `Decodable` (driven by the same
+    /// table) when that reader cannot decode the page exactly as `Decodable` would.
     package func decodeGists(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
         try JSONPage.elements(GistDTO.self, in: page, reading: GistDTO.init(reading:))
-    }
-
-    /// ``decodeGists(_:)`` through `Decodable` only (the reference for tests and benchmarks).
-    package func decodeGistsWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GistDTO>] {
-        try JSONPage.elements(GistDTO.self, in: page)
     }
 
     /// Decoded gists as items (the second half of ``decodePage(_:)``).
@@ -93,13 +83,13 @@ public struct GitHubGistsSource: FeedSource {
             let author = gist.owner ?? gist.user
             return FeedItem(
                 id: "\(Self.descriptor.typeName):\(gist.id)",
-                title: GitHubAPI.oneLine(gist.description) ?? files.first?.name ?? gist.id,
+                title: ItemText.oneLine(gist.description) ?? files.first?.name ?? gist.id,
                 summary: Self.summary(files),
-                url: GitHubAPI.nonEmpty(gist.htmlURL),
+                url: ItemText.nonEmpty(gist.htmlURL),
                 author: author?.author(webRoot: webRoot),
-                imageURL: GitHubAPI.nonEmpty(author?.avatarURL),
-                published: try GitHubAPI.timestamp(gist.createdAt, at: "\(path).created_at"),
-                updated: try GitHubAPI.timestamp(gist.updatedAt, at: "\(path).updated_at"),
+                imageURL: ItemText.nonEmpty(author?.avatarURL),
+                published: try ISO8601.timestamp(gist.createdAt, at: "\(path).created_at"),
+                updated: try ISO8601.timestamp(gist.updatedAt, at: "\(path).updated_at"),
                 raw: element.raw)
         }
     }
@@ -121,7 +111,7 @@ public struct GitHubGistsSource: FeedSource {
 
 /// The fields of a gist that `github.gists` reads. `owner` is absent before 2014; `user` is the
 /// 2012 name for it and is null afterwards.
-package struct GistDTO: Decodable, Sendable, Equatable {
+package struct GistDTO: JSONObjectReadable, Equatable {
     package var id: String
     package var description: String?
     package var htmlURL: String?
@@ -131,17 +121,28 @@ package struct GistDTO: Decodable, Sendable, Equatable {
     package var createdAt: String?
     package var updatedAt: String?
 
-    enum CodingKeys: String, CodingKey {
-        case id, description, files, owner, user
-        case htmlURL = "html_url"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
+    /// The members read, in declaration order.
+    package static let fields = JSONFields<GistDTO>(GistDTO(id: ""), [
+        .field("id", \.id),
+        .field("description", \.description),
+        .field("html_url", \.htmlURL),
+        .field("files", \.files),
+        .field("owner", \.owner),
+        .field("user", \.user),
+        .field("created_at", \.createdAt),
+        .field("updated_at", \.updatedAt),
+    ])
 
-    /// One entry of `files`.
-    package struct FileDTO: Decodable, Sendable, Equatable {
+    /// One entry of `files` (a repeated file name leaves the page to `Decodable`).
+    package struct FileDTO: JSONObjectReadable, Equatable {
         package var filename: String?
         package var language: String?
+
+        /// The members read, in declaration order.
+        package static let fields = JSONFields<FileDTO>(FileDTO(), [
+            .field("filename", \.filename),
+            .field("language", \.language),
+        ])
     }
 
     /// A file as shown in a summary.
@@ -153,7 +154,7 @@ package struct GistDTO: Decodable, Sendable, Equatable {
     /// The files ordered by name (case-insensitively, then exactly, for a stable order).
     var sortedFiles: [File] {
         (files ?? [:]).map { key, file in
-            File(name: GitHubAPI.nonEmpty(file.filename) ?? key, language: GitHubAPI.nonEmpty(file.language))
+            File(name: ItemText.nonEmpty(file.filename) ?? key, language: ItemText.nonEmpty(file.language))
         }
         .sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
     }

@@ -7,17 +7,12 @@ public import Foundation
 /// any date, so the wire order is ``ItemOrdering/unordered``.
 public struct GitHubMembersSource: FeedSource {
     /// The source type's static facts.
-    public static let descriptor = SourceDescriptor(
+    public static let descriptor = GitHubAPI.descriptor(
         typeName: "github.members",
         summary: "public members of a GitHub organization",
         parameters: [
             ParameterSpec("org", .string, required: true, "organization whose public members to list"),
-            GitHubAPI.tokenParameter,
-        ],
-        pagination: GitHubAPI.paginationSummary,
-        defaultBaseURL: GitHubAPI.defaultBaseURL,
-        defaultPageSize: GitHubAPI.defaultPageSize,
-        maxPageSize: GitHubAPI.maxPageSize)
+        ])
 
     /// The organization whose members are listed.
     public let organization: String
@@ -49,15 +44,10 @@ public struct GitHubMembersSource: FeedSource {
     }
 
     /// The page's users, decoded but not yet mapped (the first half of ``decodePage(_:)``).
-    /// One pass over the body with ``GitHubUserDTO/init(reading:)``; through `Decodable` when that
-    /// reader cannot decode the page exactly as `Decodable` would.
+    /// One pass over the body with ``GitHubUserDTO/fields``; through `Decodable` (driven by the
+    /// same table) when that reader cannot decode the page exactly as `Decodable` would.
     package func decodeMembers(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
         try JSONPage.elements(GitHubUserDTO.self, in: page, reading: GitHubUserDTO.init(reading:))
-    }
-
-    /// ``decodeMembers(_:)`` through `Decodable` only (the reference for tests and benchmarks).
-    package func decodeMembersWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<GitHubUserDTO>] {
-        try JSONPage.elements(GitHubUserDTO.self, in: page)
     }
 
     /// Decoded users as undated items (the second half of ``decodePage(_:)``).
@@ -71,7 +61,7 @@ public struct GitHubMembersSource: FeedSource {
                 summary: summary(member),
                 url: member.profileURL(webRoot: webRoot),
                 author: member.author(webRoot: webRoot),
-                imageURL: GitHubAPI.nonEmpty(member.avatarURL),
+                imageURL: ItemText.nonEmpty(member.avatarURL),
                 raw: element.raw)
         }
     }
@@ -79,7 +69,7 @@ public struct GitHubMembersSource: FeedSource {
     /// `Member of swift`, with ` (site admin)` or the account type when it is not a plain user.
     private func summary(_ member: GitHubUserDTO) -> String {
         var text = "Member of \(organization)"
-        if let type = GitHubAPI.nonEmpty(member.type), type != "User" { text += " (\(type))" }
+        if let type = ItemText.nonEmpty(member.type), type != "User" { text += " (\(type))" }
         if member.siteAdmin == true { text += " (site admin)" }
         return text
     }

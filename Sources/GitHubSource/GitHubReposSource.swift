@@ -33,7 +33,7 @@ public struct GitHubReposSource: FeedSource {
     static let directions = ["asc", "desc"]
 
     /// The source type's static facts.
-    public static let descriptor = SourceDescriptor(
+    public static let descriptor = GitHubAPI.descriptor(
         typeName: "github.repos",
         summary: "repositories of a GitHub organization or user",
         parameters: [
@@ -44,12 +44,7 @@ public struct GitHubReposSource: FeedSource {
                 "org: all, public, private, forks, sources, member, internal; user: all, owner, member"),
             ParameterSpec("sort", .string, "created, updated, pushed or full_name (GitHub's default order if absent)"),
             ParameterSpec("direction", .string, "asc or desc (GitHub's default: asc for full_name, else desc)"),
-            GitHubAPI.tokenParameter,
-        ],
-        pagination: GitHubAPI.paginationSummary,
-        defaultBaseURL: GitHubAPI.defaultBaseURL,
-        defaultPageSize: GitHubAPI.defaultPageSize,
-        maxPageSize: GitHubAPI.maxPageSize)
+        ])
 
     /// Whose repositories are listed.
     public let owner: Owner
@@ -80,11 +75,11 @@ public struct GitHubReposSource: FeedSource {
                 notes: org != nil ? ["note: both 'org' and 'user' are set (here or in 'defaults:')"] : [])
         }
         let isOrganization = if case .organization = owner { true } else { false }
-        let type = try Self.choice(
-            "type", in: isOrganization ? Self.organizationTypes : Self.userTypes, parameters,
+        let type = try parameters.choice(
+            "type", in: isOrganization ? Self.organizationTypes : Self.userTypes,
             context: isOrganization ? " for an organization" : " for a user")
-        sort = try Self.choice("sort", in: Self.sorts, parameters)
-        direction = try Self.choice("direction", in: Self.directions, parameters)
+        sort = try parameters.choice("sort", in: Self.sorts)
+        direction = try parameters.choice("direction", in: Self.directions)
         token = try parameters.secret("token")
         webRoot = GitHubAPI.webRoot(for: feed.baseURL)
 
@@ -117,15 +112,10 @@ public struct GitHubReposSource: FeedSource {
     }
 
     /// The page's repositories, decoded but not yet mapped (the first half of ``decodePage(_:)``).
-    /// One pass over the body with ``RepositoryDTO/init(reading:)``; through `Decodable` when that
-    /// reader cannot decode the page exactly as `Decodable` would.
+    /// One pass over the body with ``RepositoryDTO/fields``; through `Decodable` (driven by the same
+    /// table) when that reader cannot decode the page exactly as `Decodable` would.
     package func decodeRepositories(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
         try JSONPage.elements(RepositoryDTO.self, in: page, reading: RepositoryDTO.init(reading:))
-    }
-
-    /// ``decodeRepositories(_:)`` through `Decodable` only (the reference for tests and benchmarks).
-    package func decodeRepositoriesWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<RepositoryDTO>] {
-        try JSONPage.elements(RepositoryDTO.self, in: page)
     }
 
     /// Decoded repositories as items (the second half of ``decodePage(_:)``).
@@ -137,11 +127,11 @@ public struct GitHubReposSource: FeedSource {
                 id: "\(Self.descriptor.typeName):\(repo.id)",
                 title: repo.name,
                 summary: repo.summary,
-                url: GitHubAPI.nonEmpty(repo.htmlURL),
+                url: ItemText.nonEmpty(repo.htmlURL),
                 author: repo.owner?.author(webRoot: webRoot),
-                imageURL: GitHubAPI.nonEmpty(repo.owner?.avatarURL),
-                published: try GitHubAPI.timestamp(repo.createdAt, at: "\(path).created_at"),
-                updated: try GitHubAPI.timestamp(repo.updatedAt, at: "\(path).updated_at"),
+                imageURL: ItemText.nonEmpty(repo.owner?.avatarURL),
+                published: try ISO8601.timestamp(repo.createdAt, at: "\(path).created_at"),
+                updated: try ISO8601.timestamp(repo.updatedAt, at: "\(path).updated_at"),
                 raw: element.raw)
         }
     }
@@ -149,25 +139,11 @@ public struct GitHubReposSource: FeedSource {
     private static func empty(_ key: String, _ parameters: FeedParameters) -> ConfigError {
         ConfigError("'\(key)' must not be empty", at: parameters.value(key)?.location ?? parameters.node.location)
     }
-
-    /// An optional string that must be one of `allowed`, located at the value when it is not.
-    private static func choice(
-        _ key: String, in allowed: [String], _ parameters: FeedParameters, context: String = ""
-    ) throws -> String? {
-        guard let value = try parameters.string(key) else { return nil }
-        guard allowed.contains(value) else {
-            let suggestion = Suggestion.closest(to: value, in: allowed).map { ["help: did you mean '\($0)'?"] } ?? []
-            throw ConfigError(
-                "'\(key)' must be one of \(allowed.joined(separator: ", "))\(context), found '\(value)'",
-                at: parameters.value(key)?.location ?? parameters.node.location, notes: suggestion)
-        }
-        return value
-    }
 }
 
 /// The fields of a repository that `github.repos` reads. Counts have 2012 fallbacks
 /// (`forks`, `watchers`, `open_issues` predate the `_count` names).
-package struct RepositoryDTO: Decodable, Sendable, Equatable {
+package struct RepositoryDTO: JSONObjectReadable, Equatable {
     package var id: Int
     package var name: String
     package var htmlURL: String?
@@ -182,20 +158,26 @@ package struct RepositoryDTO: Decodable, Sendable, Equatable {
     package var createdAt: String?
     package var updatedAt: String?
 
-    enum CodingKeys: String, CodingKey {
-        case id, name, language, forks, watchers, owner
-        case htmlURL = "html_url"
-        case forksCount = "forks_count"
-        case watchersCount = "watchers_count"
-        case openIssuesCount = "open_issues_count"
-        case openIssues = "open_issues"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
+    /// The members read, in declaration order.
+    package static let fields = JSONFields<RepositoryDTO>(RepositoryDTO(id: 0, name: ""), [
+        .field("id", \.id),
+        .field("name", \.name),
+        .field("html_url", \.htmlURL),
+        .field("language", \.language),
+        .field("forks_count", \.forksCount),
+        .field("forks", \.forks),
+        .field("watchers_count", \.watchersCount),
+        .field("watchers", \.watchers),
+        .field("open_issues_count", \.openIssuesCount),
+        .field("open_issues", \.openIssues),
+        .field("owner", \.owner),
+        .field("created_at", \.createdAt),
+        .field("updated_at", \.updatedAt),
+    ])
 
     /// `Swift - 1207 forks - 6961 watchers - 252 open issues` (`No language` when null).
     var summary: String {
-        let language = GitHubAPI.nonEmpty(language) ?? "No language"
+        let language = ItemText.nonEmpty(language) ?? "No language"
         let forks = forksCount ?? forks ?? 0
         let watchers = watchersCount ?? watchers ?? 0
         let issues = openIssuesCount ?? openIssues ?? 0

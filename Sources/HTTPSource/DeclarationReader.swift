@@ -127,10 +127,7 @@ struct DeclarationReader {
     func checkTemplateVariables(_ template: URITemplate, urlNode: ConfigNode) throws {
         let declared = declaredVariables()
         for reference in template.variables where !declared.contains(reference.name) {
-            var notes: [String] = []
-            if let suggestion = Suggestion.closest(to: reference.name, in: declared.sorted()) {
-                notes.append("help: did you mean '\(suggestion)'?")
-            }
+            var notes = Suggestion.didYouMean(reference.name, in: declared.sorted())
             notes.append("note: template variables are the feed's keys; add '\(reference.name): …' to the feed")
             throw ConfigError(
                 "template variable '\(reference.name)' is not defined by feed '\(feedName)'",
@@ -144,10 +141,7 @@ struct DeclarationReader {
         for (key, _) in parameters.node.entries ?? [] {
             guard let name = key.scalar, !known.contains(name), !used.contains(name) else { continue }
             let candidates = Array(Set(known + template.variableNames)).sorted()
-            var notes: [String] = []
-            if let suggestion = Suggestion.closest(to: name, in: candidates) {
-                notes.append("help: did you mean '\(suggestion)'?")
-            }
+            var notes = Suggestion.didYouMean(name, in: candidates)
             notes.append("note: a key that is not a parameter of \(typeName) must be a variable of the 'url' template")
             notes.append("parameters of \(typeName): \(known.sorted().joined(separator: ", "))")
             throw ConfigError(
@@ -184,19 +178,13 @@ struct DeclarationReader {
         }
         let style = try text(styleNode, key: "pagination.style")
         guard let keys = Self.styleKeys[style] else {
-            var notes: [String] = []
-            if let suggestion = Suggestion.closest(to: style, in: Paging.styles) {
-                notes.append("help: did you mean '\(suggestion)'?")
-            }
+            var notes = Suggestion.didYouMean(style, in: Paging.styles)
             notes.append("pagination styles: \(Paging.styles.joined(separator: ", "))")
             throw ConfigError("unknown pagination style '\(style)'", at: styleNode.location, notes: notes)
         }
         for (key, _) in node.entries ?? [] {
             guard let name = key.scalar, name != "style", !keys.contains(name) else { continue }
-            var notes: [String] = []
-            if let suggestion = Suggestion.closest(to: name, in: keys) {
-                notes.append("help: did you mean '\(suggestion)'?")
-            }
+            var notes = Suggestion.didYouMean(name, in: keys)
             let owners = Self.styleKeys.filter { $0.value.contains(name) }.keys.sorted()
             if !owners.isEmpty {
                 notes.append("note: '\(name)' belongs to style \(owners.joined(separator: ", "))")
@@ -253,10 +241,7 @@ struct DeclarationReader {
         for (key, _) in entries {
             let name = key.scalar ?? ""
             guard !ItemMapping.keys.contains(name) else { continue }
-            var notes: [String] = []
-            if let suggestion = Suggestion.closest(to: name, in: ItemMapping.keys) {
-                notes.append("help: did you mean '\(suggestion)'?")
-            }
+            var notes = Suggestion.didYouMean(name, in: ItemMapping.keys)
             notes.append("keys of 'fields': \(ItemMapping.keys.joined(separator: ", "))")
             throw ConfigError("unknown key '\(name)' in 'fields'", at: key.location, notes: notes)
         }
@@ -307,7 +292,7 @@ struct DeclarationReader {
             let choices = ["newest_first", "unordered"]
             throw ConfigError(
                 "'order' must be newest_first or unordered, found '\(text)'", at: value.location,
-                notes: Suggestion.closest(to: text, in: choices).map { ["help: did you mean '\($0)'?"] } ?? [])
+                notes: Suggestion.didYouMean(text, in: choices))
         }
     }
 

@@ -63,7 +63,8 @@ public struct HTTPSource: FeedSource {
         defaultPageSize: 30,
         maxPageSize: 10_000,
         additionalParameters:
-            "any other key is a variable of the 'url' template: a scalar, a list or a mapping (name: value)")
+            "any other key is a variable of the 'url' template: a scalar, a list or a mapping (name: value)",
+        credential: CredentialSpec(parameter: "token", inheritsDefaults: false))
 
     /// The expanded `url`.
     public let firstPageURL: URL
@@ -140,7 +141,7 @@ public struct HTTPSource: FeedSource {
 
 /// A declarative feed's pagination: the strategy and the body paths it reads.
 public struct Paging: Sendable {
-    /// The `style` values.
+    /// Every accepted `pagination.style`, for the error and the did-you-mean of a wrong one.
     public static let styles = ["cursor", "link", "offset", "page"]
 
     /// The strategy the engine runs.
@@ -154,7 +155,7 @@ public struct Paging: Sendable {
     /// `next` (cursor style): the next page's token.
     public var next: JSONPath?
 
-    /// Creates a pagination description.
+    /// `strategy` with the body paths it reads, each only for the styles that use it.
     public init(
         strategy: any PaginationStrategy, totalPages: JSONPath? = nil, totalItems: JSONPath? = nil,
         currentPage: JSONPath? = nil, next: JSONPath? = nil

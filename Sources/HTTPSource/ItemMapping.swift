@@ -89,7 +89,7 @@ public enum FieldExpression: Sendable, Equatable {
                     path: JSONPath.render(path.components, prefix: base),
                     "expected a string or number, found \(value.kindDescription)")
             }
-            return Self.nonEmpty(text)
+            return ItemText.nonEmpty(text)
         case .template(let parts):
             var out = ""
             for part in parts {
@@ -106,7 +106,7 @@ public enum FieldExpression: Sendable, Equatable {
                     out += text
                 }
             }
-            return Self.nonEmpty(out)
+            return ItemText.nonEmpty(out)
         }
     }
 
@@ -129,28 +129,11 @@ public enum FieldExpression: Sendable, Equatable {
             throw PageDecodeError(path: error.path, error.message)
         }
     }
-
-    static func nonEmpty(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
-    }
 }
 
-/// A field expression that could not be parsed.
-public struct FieldExpressionError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong.
-    public var message: String
-    /// The 0-based character offset of the problem.
-    public var offset: Int
-
-    /// Creates an error.
-    public init(_ message: String, offset: Int) {
-        self.message = message
-        self.offset = offset
-    }
-
-    public var description: String { "\(message) (at character \(offset + 1))" }
-}
+/// A field expression that could not be parsed: a message and the 0-based character offset of
+/// the problem, the same shape (and type) as a URI template's error.
+public typealias FieldExpressionError = URITemplateError
 
 /// How `published` and `updated` values are written.
 public enum DateFormat: Sendable, Equatable {
@@ -193,18 +176,18 @@ public enum DateFormat: Sendable, Equatable {
         switch self {
         case .iso8601:
             guard case .string(let text) = value else { throw failure("an ISO 8601 timestamp") }
-            guard let text = FieldExpression.nonEmpty(text) else { return nil }
+            guard let text = ItemText.nonEmpty(text) else { return nil }
             guard let date = ISO8601.date(from: text) else { throw failure("an ISO 8601 timestamp") }
             return date
         case .unix, .unixMilliseconds:
-            if case .string(let text) = value, FieldExpression.nonEmpty(text) == nil { return nil }
+            if case .string(let text) = value, ItemText.nonEmpty(text) == nil { return nil }
             guard let seconds = value.doubleValue, seconds.isFinite else {
                 throw failure(self == .unix ? "seconds since 1970" : "milliseconds since 1970")
             }
             return Date(timeIntervalSince1970: self == .unix ? seconds : seconds / 1000)
         case .pattern(let pattern):
             guard let text = value.scalarText else { throw failure("a date like '\(pattern)'") }
-            guard let text = FieldExpression.nonEmpty(text) else { return nil }
+            guard let text = ItemText.nonEmpty(text) else { return nil }
             guard let date = formatter?.date(from: text) else { throw failure("a date like '\(pattern)'") }
             return date
         }
@@ -242,7 +225,7 @@ public struct ItemMapping: Sendable {
     /// How the two dates are written.
     public var dateFormat: DateFormat
 
-    /// Creates a mapping.
+    /// A mapping: `id` and `title` are required, every other field is left empty without one.
     public init(
         id: FieldExpression, title: FieldExpression, url: FieldExpression? = nil, summary: FieldExpression? = nil,
         author: FieldExpression? = nil, authorURL: FieldExpression? = nil, avatar: FieldExpression? = nil,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One request as the loopback server received it.
 public struct LoopbackRequest: Sendable {
     /// The method, e.g. `GET`.
@@ -26,6 +28,17 @@ public struct LoopbackRequest: Sendable {
     public var query: String? {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         return String(target[target.index(after: mark)...])
+    }
+
+    /// The query as a dictionary: each `name=value` pair, the value percent-decoded (`""` when the
+    /// pair has no `=`); a name given twice keeps its last value.
+    public var queryValues: [String: String] {
+        var values: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            values[parts[0]] = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
+        }
+        return values
     }
 
     /// The first value of header `name` (case-insensitive), if any.

@@ -34,9 +34,9 @@ public struct FiveHundredPxSource: FeedSource {
         pagination: "page number (page, rpp), totals from the body",
         defaultBaseURL: "https://api.500px.com",
         defaultPageSize: 20,
-        maxPageSize: 100)
+        maxPageSize: 100, credential: CredentialSpec(parameter: "consumer_key"))
 
-    /// The stream requested.
+    /// The `feature` sent: ``defaultFeature`` unless the feed names another stream.
     public let feature: String
     /// The category filter, if any.
     public let only: String?
@@ -87,19 +87,12 @@ public struct FiveHundredPxSource: FeedSource {
 
     /// The page's photos, decoded but not yet mapped (the first half of ``decodePage(_:)``, which
     /// then reads the totals).
-    /// One pass over the photos with ``PhotoDTO/init(reading:)``; through `Decodable` when that
-    /// reader cannot decode the page exactly as `Decodable` would.
+    /// One pass over the photos with ``PhotoDTO/fields``; through `Decodable` (driven by the same
+    /// table) when that reader cannot decode the page exactly as `Decodable` would.
     package func decodePhotos(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
         try JSONPage.requireJSON(page)
         try Self.requireEnvelope(page.response.body)
         return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"], reading: PhotoDTO.init(reading:))
-    }
-
-    /// ``decodePhotos(_:)`` through `Decodable` only (the reference for tests and benchmarks).
-    package func decodePhotosWithCodable(_ page: FetchedPage) throws -> [JSONPage.Element<PhotoDTO>] {
-        try JSONPage.requireJSON(page)
-        try Self.requireEnvelope(page.response.body)
-        return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])
     }
 
     /// Decoded photos as items.
@@ -110,7 +103,7 @@ public struct FiveHundredPxSource: FeedSource {
     }
 
     /// Rejects a body that is not an object, naming the shape that was expected.
-    private static func requireEnvelope(_ body: Data) throws {
+    package static func requireEnvelope(_ body: Data) throws {
         let first = body.first { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) }
         guard let first, first != UInt8(ascii: "{") else { return }
         let found = switch first {
@@ -128,14 +121,6 @@ public struct FiveHundredPxSource: FeedSource {
     private func item(_ photo: PhotoDTO, raw: Data, path: String) throws -> FeedItem {
         let title = photo.name.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
         let summary = photo.description.map { PlainText.summary(fromHTML: $0, limit: Self.summaryLimit) }
-        var published: Date?
-        if let created = photo.createdAt, !created.isEmpty {
-            guard let date = ISO8601.date(from: created) else {
-                throw PageDecodeError(
-                    path: "\(path).created_at", "expected an ISO 8601 timestamp, found '\(created.prefix(40))'")
-            }
-            published = date
-        }
         return FeedItem(
             id: "\(Self.descriptor.typeName):\(photo.id)",
             title: title,
@@ -143,7 +128,7 @@ public struct FiveHundredPxSource: FeedSource {
             url: pageURL(photo),
             author: photo.user.flatMap(author),
             imageURL: photo.bestImageURL.flatMap { Self.absolute($0, against: baseURL) },
-            published: published,
+            published: try ISO8601.timestamp(photo.createdAt, at: "\(path).created_at"),
             raw: raw)
     }
 
@@ -176,79 +161,5 @@ public struct FiveHundredPxSource: FeedSource {
     static func absolute(_ reference: String, against base: URL) -> String? {
         if let url = URL(string: reference), url.scheme != nil { return url.absoluteString }
         return URL(string: reference, relativeTo: base)?.absoluteURL.absoluteString
-    }
-}
-
-/// The fields of a 500px photo that `photos.500px` reads.
-package struct PhotoDTO: Decodable, Sendable, Equatable {
-    package var id: Int
-    package var name: String?
-    package var description: String?
-    package var url: String?
-    package var imageURL: ImageURLField?
-    package var images: [Image]?
-    package var createdAt: String?
-    package var user: User?
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, description, url, images, user
-        case imageURL = "image_url"
-        case createdAt = "created_at"
-    }
-
-    /// `image_url` is a string, or an array of strings when several `image_size`s were asked for.
-    package enum ImageURLField: Decodable, Sendable, Equatable {
-        case one(String)
-        case many([String])
-
-        package init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let many = try? container.decode([String].self) {
-                self = .many(many)
-            } else {
-                self = .one(try container.decode(String.self))
-            }
-        }
-
-        /// The last (largest requested) URL.
-        var best: String? {
-            switch self {
-            case .one(let url): url.isEmpty ? nil : url
-            case .many(let urls): urls.last { !$0.isEmpty }
-            }
-        }
-    }
-
-    /// One entry of `images`.
-    package struct Image: Decodable, Sendable, Equatable {
-        package var size: Int?
-        package var url: String?
-        package var httpsURL: String?
-
-        enum CodingKeys: String, CodingKey {
-            case size, url
-            case httpsURL = "https_url"
-        }
-    }
-
-    /// The photographer.
-    package struct User: Decodable, Sendable, Equatable {
-        package var username: String?
-        package var fullname: String?
-        package var userpicURL: String?
-        package var userpicHTTPSURL: String?
-
-        enum CodingKeys: String, CodingKey {
-            case username, fullname
-            case userpicURL = "userpic_url"
-            case userpicHTTPSURL = "userpic_https_url"
-        }
-    }
-
-    /// `image_url`, else the largest entry of `images`.
-    var bestImageURL: String? {
-        if let best = imageURL?.best { return best }
-        let largest = (images ?? []).max { ($0.size ?? 0) < ($1.size ?? 0) }
-        return [largest?.httpsURL, largest?.url].lazy.compactMap { $0 }.first { !$0.isEmpty }
     }
 }

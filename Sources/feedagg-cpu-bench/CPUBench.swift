@@ -16,8 +16,9 @@ import PhotosSource
 /// Stages, each timed around the calls only (reading a page file is timed apart, as `read`):
 /// - `decode`: the source's element decoding into its DTOs (first half of `decodePage`: the
 ///   single-pass `JSONReader` decoder, falling back to `Decodable` for a page it cannot decode);
-/// - `decode with Codable`: the same through `Decodable` only (the decoding before `JSONReader`),
-///   for comparison; every page's DTOs are also checked equal between the two;
+/// - `decode with Codable`: the same through `Decodable` only (`JSONDecoder`, the fallback path,
+///   driven by the same field table), for comparison; every page's DTOs are also checked equal
+///   between the two;
 /// - `map`: DTOs to `FeedItem`s (second half);
 /// - `decodePage`: the public `decodePage`, both halves, as the engine calls it; its items are
 ///   kept (raw JSON included, as the engine gets them) for
@@ -87,16 +88,11 @@ struct CPUBench {
         return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
-
     /// Times `body`, adding its duration to `total`.
     static func timed<T>(_ total: inout Double, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         let value = try body()
-        total += seconds(ContinuousClock.now - start)
+        total += (ContinuousClock.now - start).seconds
         return value
     }
 
@@ -152,6 +148,27 @@ struct CPUBench {
         var files: [URL]
     }
 
+    /// The decode and map times of one source's pages, in seconds.
+    struct Stages {
+        var decode = 0.0
+        var map = 0.0
+
+        /// Decodes every page file with `decode`, then maps its elements with `map`, each timed
+        /// around its call only (results dropped); returns the number of items.
+        mutating func decodeThenMap<Element>(
+            _ files: [URL], url: URL, decode elements: (FetchedPage) throws -> [Element],
+            map items: ([Element]) throws -> [FeedItem]
+        ) throws -> Int {
+            var count = 0
+            for file in files {
+                let page = try CPUBench.fetched(file, url: url)
+                let decoded = try CPUBench.timed(&decode) { try elements(page) }
+                count += try CPUBench.timed(&map) { try items(decoded) }.count
+            }
+            return count
+        }
+    }
+
     /// One repetition's timings, in seconds, by stage name.
     typealias Timings = [String: Double]
 
@@ -166,7 +183,7 @@ struct CPUBench {
                 to: directory, orgs: options.orgs, pagesPerOrg: options.pagesPerOrg, photoPages: options.photoPages,
                 perPage: options.perPage)
             try Data().write(to: marker)
-            print("generated pages in \(directory.path) in \(String(format: "%.1f", seconds(ContinuousClock.now - start))) s")
+            print("generated pages in \(directory.path) in \(String(format: "%.1f", (ContinuousClock.now - start).seconds)) s")
         }
         let repoFeeds = (0..<options.orgs).map { o in
             Feed(
@@ -203,34 +220,26 @@ struct CPUBench {
             t["read"] = readTime
 
             // decode, then map, page by page (results dropped).
-            var decode = 0.0, map = 0.0
+            var repoStages = Stages()
             repoCount = 0
             for (feed, source) in zip(repoFeeds, repoSources) {
-                for file in feed.files {
-                    let page = try fetched(file, url: repoURL)
-                    let elements = try timed(&decode) { try source.decodeRepositories(page) }
-                    repoCount += try timed(&map) { try source.items(from: elements) }.count
-                }
+                repoCount += try repoStages.decodeThenMap(
+                    feed.files, url: repoURL, decode: source.decodeRepositories, map: source.items(from:))
             }
-            t["repos.decode"] = decode
-            t["repos.map"] = map
-            decode = 0
-            map = 0
-            photoCount = 0
-            for file in photoFiles {
-                let page = try fetched(file, url: photoURL)
-                let elements = try timed(&decode) { try photoSource.decodePhotos(page) }
-                photoCount += try timed(&map) { try photoSource.items(from: elements) }.count
-            }
-            t["photos.decode"] = decode
-            t["photos.map"] = map
+            t["repos.decode"] = repoStages.decode
+            t["repos.map"] = repoStages.map
+            var photoStages = Stages()
+            photoCount = try photoStages.decodeThenMap(
+                photoFiles, url: photoURL, decode: photoSource.decodePhotos, map: photoSource.items(from:))
+            t["photos.decode"] = photoStages.decode
+            t["photos.map"] = photoStages.map
 
             // The same decoding through Decodable only, checked equal to the reader's.
-            decode = 0
+            var decode = 0.0
             for (feed, source) in zip(repoFeeds, repoSources) {
                 for file in feed.files {
                     let page = try fetched(file, url: repoURL)
-                    let codable = try timed(&decode) { try source.decodeRepositoriesWithCodable(page) }
+                    let codable = try timed(&decode) { try JSONPage.elements(RepositoryDTO.self, in: page) }
                     if rep == 1 {
                         let read = JSONPage.readElements(in: page, reading: RepositoryDTO.init(reading:))
                         if read == nil { fellBack += 1 }
@@ -242,7 +251,7 @@ struct CPUBench {
             decode = 0
             for file in photoFiles {
                 let page = try fetched(file, url: photoURL)
-                let codable = try timed(&decode) { try photoSource.decodePhotosWithCodable(page) }
+                let codable = try timed(&decode) { try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"]) }
                 if rep == 1 {
                     let read = JSONPage.readElements(in: page, at: ["photos"], reading: PhotoDTO.init(reading:))
                     if read == nil { fellBack += 1 }

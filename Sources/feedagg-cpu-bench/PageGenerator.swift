@@ -1,4 +1,5 @@
 import Foundation
+import FeedCore
 
 /// Writes deterministic page files of the shapes `../shared/bench/ghserver.py` serves: GitHub
 /// list-repos objects with the full field set (~5.6 KB each, owner embedded) and 500px photos
@@ -42,18 +43,10 @@ struct PageGenerator {
 
     let epoch = 1_262_304_000  // 2010-01-01T00:00:00Z
 
-    /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SS` + `offset` (civil-from-days, no Calendar).
+    /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SS` + `offset` (``ISO8601``'s civil-from-days, no Calendar).
     func iso(_ seconds: Int, offset: String = "Z") -> String {
-        let days = seconds / 86400, rest = seconds % 86400
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let rest = seconds % 86400
+        let (year, month, day) = ISO8601.civilFromDays(seconds / 86400)
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, rest / 3600, rest % 3600 / 60, rest % 60) + offset
     }

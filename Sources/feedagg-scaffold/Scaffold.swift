@@ -14,9 +14,9 @@ struct ScaffoldRequest {
     var name: String
     /// The `source:` value in feeds.yaml.
     var typeName: String
-    /// The pagination strategy.
+    /// `--pagination`: the strategy the generated source starts with (`link` unless given).
     var pagination: PaginationChoice
-    /// The package root.
+    /// `--package`: the folder holding Package.swift, which the scaffold edits.
     var package: URL
 
     var module: String { "\(name)Source" }
@@ -62,13 +62,15 @@ struct ScaffoldError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Marker comments the scaffold inserts before. Each must occur exactly once in its file.
+/// Marker comments the scaffold inserts above, each saying so, so that the inserted lines and the
+/// ones already there read right whichever side of them they sit. Each must occur exactly once in
+/// its file.
 enum Marker {
-    static let sourceTargets = "// new-source: source targets (keep this line)"
-    static let sourceModules = "// new-source: source modules (keep this line)"
-    static let testTargets = "// new-source: test targets (keep this line)"
-    static let imports = "// new-source: imports (keep this line)"
-    static let types = "// new-source: types (keep this line)"
+    static let sourceTargets = "// new-source inserts source module targets above this line (keep it)"
+    static let sourceModules = "// new-source inserts source module names above this line (keep it)"
+    static let testTargets = "// new-source inserts source test targets above this line (keep it)"
+    static let imports = "// new-source inserts imports above this line (keep it)"
+    static let types = "// new-source inserts source types above this line (keep it)"
 }
 
 /// Writes a new source module, its tests and fixture, and wires it into the package.

@@ -27,14 +27,15 @@ struct Templates {
         let decode =
             isLink
             ? """
-                    let elements = try JSONPage.elements(\(name)ItemDTO.self, in: page)
+                    let elements = try JSONPage.elements(\(name)ItemDTO.self, in: page, reading: \(name)ItemDTO.init(reading:))
                     let items = try elements.map { element in
                         try item(element.value, raw: element.raw, path: "$[\\(element.index)]")
                     }
                     return DecodedPage(items: items)
             """
             : """
-                    let elements = try JSONPage.elements(\(name)ItemDTO.self, in: page, at: ["items"])
+                    let elements = try JSONPage.elements(
+                        \(name)ItemDTO.self, in: page, at: ["items"], reading: \(name)ItemDTO.init(reading:))
                     let items = try elements.map { element in
                         try item(element.value, raw: element.raw, path: "$.items[\\(element.index)]")
                     }
@@ -108,32 +109,28 @@ struct Templates {
                         title: dto.title,
                         url: dto.url,
                         author: dto.author.map { FeedAuthor(name: $0) },
-                        updated: try Self.timestamp(dto.updatedAt, at: "\(path).updated_at"),
+                        updated: try ISO8601.timestamp(dto.updatedAt, at: "\(path).updated_at"),
                         raw: raw)
-                }
-
-                /// An optional ISO 8601 timestamp; a present but malformed one is a decode error at `path`.
-                static func timestamp(_ text: String?, at path: String) throws -> Date? {
-                    guard let text, !text.isEmpty else { return nil }
-                    guard let date = ISO8601.date(from: text) else {
-                        throw PageDecodeError(path: path, "expected an ISO 8601 timestamp, found '\(text.prefix(40))'")
-                    }
-                    return date
                 }
             }
 
-            /// The fields of an item that `\##(typeName)` reads.
-            struct \##(name)ItemDTO: Decodable, Sendable {
+            /// The fields of an item that `\##(typeName)` reads: one table drives both the fast reader and
+            /// `Decodable`, so a new field is one property and one `.field` line.
+            struct \##(name)ItemDTO: JSONObjectReadable {
                 var id: Int
                 var title: String
                 var url: String?
                 var author: String?
                 var updatedAt: String?
 
-                enum CodingKeys: String, CodingKey {
-                    case id, title, url, author
-                    case updatedAt = "updated_at"
-                }
+                /// The members read, in declaration order (non-optional properties are required).
+                static let fields = JSONFields<\##(name)ItemDTO>(\##(name)ItemDTO(id: 0, title: ""), [
+                    .field("id", \.id),
+                    .field("title", \.title),
+                    .field("url", \.url),
+                    .field("author", \.author),
+                    .field("updated_at", \.updatedAt),
+                ])
             }
 
             """##

@@ -121,13 +121,14 @@ struct CurlClientTests {
         var configuration = CurlClient.Configuration()
         configuration.totalTimeout = .milliseconds(200)
         try await withClientAndServer(configuration) { _ in
-            LoopbackResponse(text: "late", delay: .seconds(10))
+            LoopbackResponse(text: "late", delay: .seconds(60))
         } _: { client, server in
             let started = ContinuousClock.now
             let error = await transportError { try await client.send(get(server, "/slow")) }
             #expect(error?.kind == .timedOut)
             #expect(error?.detail == "no response within 0.2 s (timeout)")
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Well before the server's answer (a loaded machine may delay the timer by seconds).
+            #expect(ContinuousClock.now - started < .seconds(30))
         }
     }
 
@@ -188,7 +189,9 @@ struct CurlClientTests {
         }
         #expect(error?.kind == .timedOut)
         #expect(error?.detail == "no complete response within 1 s (timeout)")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Without the limit the body never ends; the bound only proves that it ended (generous:
+        // a loaded CI machine with tests running in parallel can delay the timer by seconds).
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test("A listener that never accepts (full backlog) fails after connectTimeout, naming it")
@@ -213,13 +216,14 @@ struct CurlClientTests {
         configuration.lowSpeedTime = .seconds(1)
         try await withClientAndServer(configuration) { _ in
             LoopbackResponse(
-                body: Array(repeating: UInt8(ascii: "x"), count: 100),
+                body: Array(repeating: UInt8(ascii: "x"), count: 1000),
                 fault: .trickle(bytesPerChunk: 1, interval: .milliseconds(200)))
         } _: { client, server in
             let started = ContinuousClock.now
             let error = await transportError { try await client.send(get(server, "/trickle")) }
             #expect(error?.kind == .timedOut)
-            #expect(ContinuousClock.now - started < .seconds(10))
+            // The whole body would take 200 s: ending well before proves the limit cut it off.
+            #expect(ContinuousClock.now - started < .seconds(60))
         }
     }
 
@@ -258,7 +262,10 @@ struct CurlClientTests {
         .wrongContentLength(500),
     ])
     func brokenResponse(fault: LoopbackResponse.Fault) async throws {
-        try await withClientAndServer { _ in
+        // Timeouts far above any stall of a loaded machine, so the fault, not a timeout, ends it.
+        let patient = CurlClient.Configuration(
+            totalTimeout: .seconds(300), firstByteTimeout: .seconds(300), lowSpeedTime: .seconds(300))
+        try await withClientAndServer(patient) { _ in
             LoopbackResponse(body: [UInt8](repeating: UInt8(ascii: "b"), count: 100), fault: fault)
         } _: { client, server in
             let error = await transportError { try await client.send(get(server, "/broken")) }
@@ -343,7 +350,8 @@ struct CurlClientTests {
             let started = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // The server answers after 30 s: well under that means the cancellation ended it.
+            #expect(ContinuousClock.now - started < .seconds(15))
             #expect(throws: TransportError.self) { try result.get() }
             if case .failure(let error as TransportError) = result { #expect(error.kind == .cancelled) }
         }
@@ -457,7 +465,10 @@ struct CurlClientTests {
 
     @Test("Shutdown fails requests still in flight")
     func shutdownWithRequestInFlight() async throws {
-        try await withClientAndServer { _ in LoopbackResponse(delay: .seconds(120)) } _: { client, server in
+        // No timeout may end the request first, however loaded the machine.
+        let patient = CurlClient.Configuration(
+            totalTimeout: .seconds(300), firstByteTimeout: .seconds(300), lowSpeedTime: .seconds(300))
+        try await withClientAndServer(patient) { _ in LoopbackResponse(delay: .seconds(120)) } _: { client, server in
             let request = try get(server, "/pending")
             let task = Task { try await client.send(request) }
             #expect(try await eventually { server.stats.inFlight == 1 })

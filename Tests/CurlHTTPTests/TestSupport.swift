@@ -1,5 +1,6 @@
 import CurlHTTP
 import FeedCore
+import FeedaggTesting
 import Foundation
 import LoopbackServer
 import Synchronization
@@ -46,9 +47,10 @@ func transportError(
 
 /// `bytes` compressed by /bin/gzip.
 func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    let input = FileManager.default.temporaryDirectory.appendingPathComponent("curlhttp-\(UUID().uuidString)")
+    let folder = try TemporaryFolder("curlhttp")
+    defer { folder.remove() }
+    let input = folder.url.appendingPathComponent("input")
     try Data(bytes).write(to: input)
-    defer { try? FileManager.default.removeItem(at: input) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/gzip")
     process.arguments = ["-c", "-n", input.path]

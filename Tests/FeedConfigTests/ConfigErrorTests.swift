@@ -235,7 +235,7 @@ struct ConfigErrorTests {
                       orgg: facebook
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "parameter of another source type",
@@ -250,7 +250,7 @@ struct ConfigErrorTests {
                       feature: editors
                       ^
                   note: 'feature' is a parameter of photos.500px
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "unknown top-level key",
@@ -447,7 +447,7 @@ struct ConfigErrorTests {
                     tokn: ${GITHUB_TOKEN}
                     ^
                   help: did you mean 'token'?
-                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, consumer_key_file, feature, max_pages, org, per_page, since, token, token_file, type, user
+                  allowed keys in defaults: allow_insecure_http, base_url, category, consumer_key, consumer_key_file, feature, interval, max_pages, org, per_page, since, token, token_file, type, user
                 """),
         BadConfig(
             name: "name in defaults",
@@ -473,7 +473,7 @@ struct ConfigErrorTests {
                     page_concurency: 4
                     ^
                   help: did you mean 'page_concurrency'?
-                  known settings: connect_timeout, first_byte_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
+                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
                 """),
         BadConfig(
             name: "misspelt first_byte_timeout",
@@ -487,7 +487,7 @@ struct ConfigErrorTests {
                     first_byte_timout: 5
                     ^
                   help: did you mean 'first_byte_timeout'?
-                  known settings: connect_timeout, first_byte_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
+                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, timeout, user_agent
                 """),
         BadConfig(
             name: "first_byte_timeout not positive",

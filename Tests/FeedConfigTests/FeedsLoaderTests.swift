@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggTesting
 import Foundation
 import Testing
 
@@ -86,10 +87,9 @@ struct FeedsLoaderTests {
     }
 
     @Test func loadsFromDisk() throws {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("feedconfig-\(UUID().uuidString).yaml").path
-        try Data(readmeExample.utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder("feedconfig")
+        defer { folder.remove() }
+        let path = try folder.write("feeds.yaml", readmeExample).path
         let document = try FeedsLoader.load(
             path: path, sources: TestSources.all, environment: ["GITHUB_TOKEN": "t", "PX_CONSUMER_KEY": "k"])
         #expect(document.feeds.count == 5)
@@ -115,6 +115,13 @@ struct FeedsLoaderTests {
         expected.firstByteTimeout = 7.5
         #expect(document.settings == expected)
         #expect(document.warnings == ["feeds.yaml:8:8: warning: 'feeds' is empty; there is nothing to pull"])
+    }
+
+    @Test("keep_raw: off unless set to true")
+    func keepRawSetting() throws {
+        #expect(try load("feeds: []").settings.keepRaw == false)
+        #expect(try load("settings:\n  keep_raw: true\nfeeds: []").settings.keepRaw == true)
+        #expect(try load("settings:\n  keep_raw: false\nfeeds: []").settings.keepRaw == false)
     }
 
     @Test func settingsDefaultsAndUnsetVariable() throws {
@@ -253,7 +260,7 @@ struct FeedsLoaderTests {
                       orgg: x
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """)
     }
 }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggTesting
 import Foundation
 import Testing
 
@@ -6,11 +7,11 @@ import Testing
 
 /// A temporary folder holding a feeds.yaml and secret files with chosen permissions.
 private struct SecretsFolder {
-    let url: URL
+    let folder: TemporaryFolder
+    var url: URL { folder.url }
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("feedconfig-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("feedconfig-secrets")
     }
 
     /// Writes `text` to `name` (subfolders created) with permissions `mode`.
@@ -41,7 +42,7 @@ private struct SecretsFolder {
 
     var configPath: String { url.appendingPathComponent("feeds.yaml").path }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    func remove() { folder.remove() }
 }
 
 private let secret = "ghp_SENTINEL_0123456789abcdef"

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggTesting
 import Foundation
 import Testing
 
@@ -9,10 +10,10 @@ struct JSONPageTests {
         var name: String
     }
 
+    static let url = URL(string: "https://h.test/x")!
+
     func page(_ body: String, type: String = "application/json; charset=utf-8") -> FetchedPage {
-        FetchedPage(
-            number: 1, url: URL(string: "https://h.test/x")!,
-            response: HTTPResponse(status: 200, headers: ["Content-Type": type], body: Data(body.utf8), url: URL(string: "https://h.test/x")!))
+        .sample(body, url: Self.url, contentType: type)
     }
 
     @Test("elements keep their raw bytes")
@@ -29,9 +30,7 @@ struct JSONPageTests {
         (Array(#"[{"id":99999999999999999999999,"name":"a"}]"#.utf8), "$[0].id", "number 99999999999999999999999 is out of range"),
     ])
     func preciseMalformedElements(body: [UInt8], path: String, message: String) throws {
-        let page = FetchedPage(
-            number: 1, url: URL(string: "https://h.test/x")!,
-            response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body), url: URL(string: "https://h.test/x")!))
+        let page = FetchedPage.sample(Data(body), url: Self.url, contentType: "application/json")
         #expect(throws: PageDecodeError(path: path, message)) { try JSONPage.elements(Repo.self, in: page) }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import FeedCore
+import FeedaggTesting
 import Foundation
 import Synchronization
 import Testing
@@ -10,12 +11,12 @@ import Testing
 struct OpeningTests {
     @Test("migrations create the schema, in WAL mode, with parent directories")
     func schema() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("deep/er/feedagg.sqlite")
         let store = try FeedStore.open(path: path)
         #expect(FileManager.default.fileExists(atPath: path))
-        #expect(try store.schemaVersions() == ["v1", "v2", "v3"])
+        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
         #expect(try store.strings(sql: "PRAGMA journal_mode") == ["wal"])
         let tables = try store.strings(sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(Set(tables).isSuperset(of: ["feed", "item", "http_cache"]))
@@ -25,12 +26,12 @@ struct OpeningTests {
         try store.close()
         // Reopening applies nothing twice.
         let again = try FeedStore.open(path: path)
-        #expect(try again.schemaVersions() == ["v1", "v2", "v3"])
+        #expect(try again.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
     }
 
     @Test("a store written by a newer schema is refused")
     func newerSchema() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("s.sqlite")
         let store = try FeedStore.open(path: path)
@@ -41,12 +42,24 @@ struct OpeningTests {
         #expect(error?.description.contains(path) == true)
     }
 
-    @Test("a file that is not a database is reported as damaged")
+    @Test("a file that is not a database is reported as not a store (issue 14: it used to say damaged)")
     func notADatabase() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("junk.sqlite")
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: StoreError.self) { try FeedStore.open(path: path) }
+        #expect(error?.kind == .notAStore)
+        #expect(error?.description.contains("\(path) is not a feedagg store") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x41, count: 8192), "left untouched")
+    }
+
+    @Test("a SQLite file whose pages are garbage is still reported as damaged")
+    func corruptDatabase() throws {
+        let dir = try TemporaryFolder("feedstore-tests")
+        defer { dir.remove() }
+        let path = dir.path("corrupt.sqlite")
+        try (Data("SQLite format 3\0".utf8) + Data(repeating: 0x41, count: 8192)).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: StoreError.self) { try FeedStore.open(path: path) }
         #expect(error?.kind == .damaged)
     }
@@ -74,7 +87,7 @@ struct OpeningTests {
 struct CommitTests {
     @Test("upsert: new, unchanged and changed items; the changed one is updated in place")
     func upsert() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let clock = TestClock()
         let store = try FeedStore.open(path: dir.path("s.sqlite"), now: clock.read)
@@ -102,7 +115,7 @@ struct CommitTests {
 
     @Test("an item round-trips exactly, nil fields and raw bytes included")
     func roundTrip() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         let full = FeedItem(
@@ -122,7 +135,7 @@ struct CommitTests {
 
     @Test("a failed pull keeps every stored item, upserts what it fetched and records the error")
     func failedPull() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let clock = TestClock()
         let store = try FeedStore.open(path: dir.path("s.sqlite"), now: clock.read)
@@ -167,7 +180,7 @@ struct CommitTests {
 
     @Test("a throw inside the write transaction leaves the previous state, also after reopening")
     func rollbackOnCrash() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("s.sqlite")
         struct Crash: Error {}
@@ -205,7 +218,7 @@ struct CommitTests {
 struct HTTPCacheTests {
     @Test("an entry round-trips and is replaced by the next commit")
     func roundTrip() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let clock = TestClock()
         let store = try FeedStore.open(path: dir.path("s.sqlite"), now: clock.read)
@@ -272,7 +285,7 @@ struct StreamTests {
 
     @Test("the stream equals UnifiedStream.merge of the same inputs", arguments: CommitStyle.allCases)
     func equalsMerge(_ style: CommitStyle) throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         let pulls = inputs.map { pull($0.feed, $0.source, $0.items) }
@@ -304,7 +317,7 @@ struct StreamTests {
 
     @Test("undated items keep their place when later pulls add dated items")
     func undatedStayPut() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         let dated = (0..<10).map { item("d\($0)", day: 100 - $0 * 2) }
@@ -327,7 +340,7 @@ struct StreamTests {
 
     @Test("without any dated item, undated items are listed in feed order, then wire order")
     func onlyUndated() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         let a = UnifiedStream.Input(feed: "a", source: "s", items: [item("a1"), item("a2")])
@@ -340,7 +353,7 @@ struct StreamTests {
 
     @Test("cursor paging never repeats or skips while newer and older items arrive between pages")
     func cursorPaging() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         var itemsA = (0..<30).map { item("a\($0)", day: 100 - $0 * 2) }
@@ -388,7 +401,7 @@ struct StreamTests {
 
     @Test("filters by feed and by source; duplicates count only within the selection")
     func filters() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         try store.commit(inputs.map { pull($0.feed, $0.source, $0.items) }, feedOrder: declared)
@@ -411,7 +424,7 @@ struct StreamTests {
 
     @Test("a feed no longer declared is not shown, and prune deletes it with its items and cache")
     func removedFeed() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         let cache = HTTPCacheEntry(url: "https://x.test/old", status: 200, headers: [:], body: Data("[]".utf8))
@@ -442,7 +455,7 @@ struct StreamTests {
 struct ConcurrencyTests {
     @Test("two stores on one file writing concurrently leave it intact")
     func twoWriters() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("s.sqlite")
         let stores = [try FeedStore.open(path: path), try FeedStore.open(path: path)]
@@ -470,7 +483,7 @@ struct ConcurrencyTests {
 
     @Test("a writer that cannot get the lock in time gets a clear error")
     func locked() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let path = dir.path("s.sqlite")
         let inside = DispatchSemaphore(value: 0)

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggTesting
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ struct LimitedPullTests {
 
     @Test("a limited pull upserts its items but moves neither last_success_at nor the page count, and leaves no baseline until a full pull succeeds")
     func limitedPullLeavesNoBaseline() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let clock = TestClock()
         let store = try FeedStore.open(path: dir.path("s.sqlite"), now: clock.read)
@@ -62,7 +63,7 @@ struct LimitedPullTests {
 
     @Test("a failed limited pull records its error like any failed pull")
     func failedLimitedPull() throws {
-        let dir = try TemporaryDirectory()
+        let dir = try TemporaryFolder("feedstore-tests")
         defer { dir.remove() }
         let store = try FeedStore.open(path: dir.path("s.sqlite"))
         defer { try? store.close() }

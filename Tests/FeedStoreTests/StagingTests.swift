@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggTesting
 import Foundation
 import GRDB
 import Testing
@@ -9,7 +10,7 @@ import Testing
 struct StagingTests {
     @Test("a fan-out's remaining URLs are written once; later pages record only how many remain, and resume rebuilds them")
     func fanOutListWrittenOnce() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder("feedstore-tests")
         defer { directory.remove() }
         let path = directory.path("s.sqlite")
         let store = try FeedStore.open(path: path)

@@ -5,21 +5,6 @@ import Testing
 
 @testable import FeedStore
 
-/// A directory under the system temporary directory, removed by ``remove()``.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("feedstore-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the directory.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A clock the test moves by hand.
 final class TestClock: Sendable {
     private let current: Mutex<Date>

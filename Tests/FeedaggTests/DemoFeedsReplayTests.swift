@@ -38,7 +38,11 @@ struct DemoFeedsReplayTests {
         }
 
         let replay = try await ReplayServer.start(directory: directory.path)
-        let client = CurlClient()
+        // Timeouts far above any stall of a loaded machine: a timed-out page would be retried,
+        // and the request count is what this test checks.
+        let client = CurlClient(
+            configuration: CurlClient.Configuration(
+                totalTimeout: .seconds(300), firstByteTimeout: .seconds(300), lowSpeedTime: .seconds(300)))
         let result: FeedResult
         do {
             let (_, feeds) = try Aggregator(environment: [:]).load(

@@ -73,7 +73,7 @@ struct FailureModeTests {
     func truncatedBody() async throws {
         try await FailureScene.with(settings: ["retries: 1"]) { scene in
             let seeded = try await scene.seed()
-            let body = "[" + FaultServer.repoJSON(1) + "]"
+            let body = "[" + ReposPages.repoJSON(1) + "]"
             scene.server.always(scene.shakyPath, LoopbackResponse(status: 200, headers: json, text: body, fault: .truncateBody(afterBytes: 10)))
             _ = try await pullWithFault(
                 scene,
@@ -89,7 +89,7 @@ struct FailureModeTests {
     func contentLengthTooLarge() async throws {
         try await FailureScene.with(settings: ["retries: 1"]) { scene in
             let seeded = try await scene.seed()
-            let body = "[" + FaultServer.repoJSON(1) + "]"
+            let body = "[" + ReposPages.repoJSON(1) + "]"
             scene.server.always(
                 scene.shakyPath, LoopbackResponse(status: 200, headers: json, text: body, fault: .wrongContentLength(body.utf8.count + 100)))
             _ = try await pullWithFault(
@@ -106,7 +106,7 @@ struct FailureModeTests {
     func contentLengthTooSmall() async throws {
         try await FailureScene.with(settings: ["retries: 1"]) { scene in
             let seeded = try await scene.seed()
-            let body = "[" + FaultServer.repoJSON(1) + "]"
+            let body = "[" + ReposPages.repoJSON(1) + "]"
             scene.server.always(scene.shakyPath, LoopbackResponse(status: 200, headers: json, text: body, fault: .wrongContentLength(20)))
             _ = try await pullWithFault(
                 scene,
@@ -297,7 +297,7 @@ struct FailureModeTests {
     @Test("null where a string is expected, named by its JSON path")
     func nullWhereStringExpected() async throws {
         try await expectBadBody(
-            Array(("[" + FaultServer.repoJSON(1) + #",{"id":2,"name":null}]"#).utf8),
+            Array(("[" + ReposPages.repoJSON(1) + #",{"id":2,"name":null}]"#).utf8),
             cause: "unexpected response: expected a string, found null at $[1].name")
     }
 
@@ -385,12 +385,12 @@ struct FailureModeTests {
                 scene.shakyPath, page: 2,
                 LoopbackResponse(
                     status: 200, headers: json + [("Link", "<\(base)/orgs/shaky/repos?per_page=3>; rel=\"next\"")],
-                    text: "[" + FaultServer.repoJSON(4) + "]"))
+                    text: "[" + ReposPages.repoJSON(4) + "]"))
             scene.server.always(
                 scene.shakyPath,
                 LoopbackResponse(
                     status: 200, headers: json + [("Link", "<\(base)/orgs/shaky/repos?per_page=3&page=2>; rel=\"next\"")],
-                    text: "[" + FaultServer.repoJSON(1) + "]"))
+                    text: "[" + ReposPages.repoJSON(1) + "]"))
             _ = try await pullWithFault(
                 scene,
                 line: failureLine(
@@ -462,7 +462,7 @@ struct FailureModeTests {
                 scene.shakyPath,
                 LoopbackResponse(
                     status: 200, headers: json + [("Link", "<\(elsewhere.baseURL)/elsewhere/repos?per_page=3>; rel=\"next\"")],
-                    text: "[" + (1...3).map(FaultServer.repoJSON).joined(separator: ",") + "]"))
+                    text: "[" + (1...3).map(ReposPages.repoJSON).joined(separator: ",") + "]"))
             let run = try await scene.pull()
             #expect(run.status == 0, "\(run.summary)")
             #expect(run.stderr == "")

@@ -107,35 +107,13 @@ final class FaultServer: Sendable {
         if let script, let scripted = script(attempt, request) { return scripted }
         switch listing {
         case .repos(let ids)?:
-            return Self.reposPage(request, ids: ids, page: page, base: base)
+            return ReposPages.page(request, ids: ids, page: page, base: base)
         case .photos(let ids)?:
             let size = Self.query(request)["rpp"].flatMap(Int.init) ?? 20
             return Self.photosPage(ids: ids, page: page, size: size)
         case nil:
             return LoopbackResponse(status: 404, headers: [("Content-Type", "application/json")], text: #"{"message":"Not Found"}"#)
         }
-    }
-
-    /// Page `page` of a repository list, with `Link` next/last like GitHub's.
-    static func reposPage(_ request: LoopbackRequest, ids: ClosedRange<Int>, page: Int, base: String) -> LoopbackResponse {
-        let size = query(request)["per_page"].flatMap(Int.init) ?? 30
-        let all = Array(ids)
-        let pages = max(1, (all.count + size - 1) / size)
-        let slice = all.dropFirst((page - 1) * size).prefix(size)
-        let body = "[" + slice.map(repoJSON).joined(separator: ",") + "]"
-        var headers: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8")]
-        let target = "\(base)\(request.path)?per_page=\(size)"
-        var links: [String] = []
-        if page < pages { links.append("<\(target)&page=\(page + 1)>; rel=\"next\"") }
-        if pages > 1 { links.append("<\(target)&page=\(pages)>; rel=\"last\"") }
-        if !links.isEmpty { headers.append(("Link", links.joined(separator: ", "))) }
-        return LoopbackResponse(status: 200, headers: headers, text: body)
-    }
-
-    /// One repository object.
-    static func repoJSON(_ id: Int) -> String {
-        let updated = ISO8601.string(from: Date(timeIntervalSince1970: Double(1_700_000_000 - id * 60)))
-        return #"{"id":\#(id),"name":"repo-\#(id)","html_url":"https://github.com/acme/repo-\#(id)","updated_at":"\#(updated)"}"#
     }
 
     /// Page `page` of a 500px-style envelope.

@@ -10,18 +10,6 @@ import Testing
 // 200 pulls of 10 feeds against a server that fails 20% of requests at random (seeded): no crash,
 // no duplicate, no lost item, memory stable.
 
-/// A deterministic generator (SplitMix64), so a failing run can be replayed (also LazyMergeTests' data sets).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Resident memory of this process in bytes (Linux `/proc/self/statm`).
 private func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

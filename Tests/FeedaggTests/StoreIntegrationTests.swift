@@ -112,14 +112,7 @@ final class VersionedAPI: Sendable {
         return LoopbackResponse(status: 200, headers: headers, text: body, delay: slow)
     }
 
-    static func query(_ request: LoopbackRequest) -> [String: String] {
-        var values: [String: String] = [:]
-        for pair in (request.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            values[parts[0]] = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
-        }
-        return values
-    }
+    static func query(_ request: LoopbackRequest) -> [String: String] { request.queryValues }
 
     /// Starts a loopback server for this API.
     func start() async throws -> LoopbackHTTPServer {
@@ -202,6 +195,8 @@ struct StoreIntegrationTests {
     func secondPullIsFiveConditionalRequests() async throws {
         let folder = try TemporaryFolder("feedagg-store")
         defer { folder.remove() }
+        // `--db` never creates directories (issue 14): the test makes the store's folder.
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("store"), withIntermediateDirectories: true)
         let db = folder.url.appendingPathComponent("store/feedagg.sqlite").path
         let server = try await BenchServer.start(.init(generatedOrgs: 5, reposPerGeneratedOrg: 1_000, latencyMilliseconds: 2))
         defer { server.stop() }
@@ -239,7 +234,8 @@ struct StoreIntegrationTests {
         #expect(offline.stdout == before.stdout, "show with the server stopped prints the same page")
         let table = try await TestBinary.runFeedagg(["show", "--config", config.path, "--db", db, "--per-page", "3"])
         #expect(table.status == 0)
-        #expect(table.stdout.contains("page 1/1667 · 5000 items · 3 per page"), "\(table.stdout)")
+        // Piped, the table's footer goes to standard error (issue 14, item 10).
+        #expect(table.stderr.contains("page 1/1667 · 5000 items · 3 per page"), "\(table.stderr)")
     }
 
     @Test("items changed on the server between pulls are updated in place, not duplicated; a new one is added")
@@ -410,12 +406,13 @@ struct StoreIntegrationTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until `slow` is stuck on page 3 (pages 1 and 2 arrived) and `fast` is committed.
+        // Wait until `slow` is stuck on page 3 with pages 1 and 2 staged (asking for page 3 can
+        // precede staging page 2 on a loaded machine) and `fast` is committed.
         let deadline = ContinuousClock.now + .seconds(60)
         var fastCommitted = false
         while ContinuousClock.now < deadline {
             let stuck = api.requests.contains { $0.path == "/orgs/slow/repos" && VersionedAPI.query($0)["page"] == "3" }
-            if stuck {
+            if stuck, (try? stagedPages(db, feed: "slow")) == 2 {
                 let fast = try? showAll(config, db: db, feeds: ["fast"])
                 if fast?.count == 6 {
                     fastCommitted = true
@@ -454,6 +451,13 @@ struct StoreIntegrationTests {
         #expect(resumed.results.first { $0.feed == "slow" }?.resumedAtPage == 3)
         #expect(Set(try showAll(config, db: db, feeds: ["slow"]).map(\.item.title)) == Set(old.map { $0 + "-v2" }))
         try await server.shutdown()
+    }
+
+    /// How many pages of `feed`'s unfinished pull are staged, read through a connection of its own.
+    private func stagedPages(_ db: URL, feed: String) throws -> Int? {
+        let store = try FeedStore.open(path: db.path)
+        defer { try? store.close() }
+        return try store.checkpoint(feed: feed)?.pages
     }
 
     @Test("cursor paging while a pull inserts newer and older items: no item twice, every item stored before is seen")
@@ -528,13 +532,14 @@ struct StoreIntegrationTests {
         ])
         defer { folder.remove() }
         let db = folder.url.appendingPathComponent("s.sqlite").path
-        let both = try folder.write(
-            "both.yaml",
-            feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL), reposFeed("gone", org: "gone", base: server.baseURL)))
-        let one = try folder.write("one.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL)))
+        // One feeds.yaml, edited: prune deletes only feeds this configuration pulled.
+        let bothText = feedsYAML(
+            reposFeed("acme", org: "acme", base: server.baseURL), reposFeed("gone", org: "gone", base: server.baseURL))
+        let both = try folder.write("feeds.yaml", bothText)
         let pulled = try await TestBinary.runFeedagg(["pull", "--config", both.path, "--db", db, "-q"])
         #expect(pulled.status == 0, "\(pulled.summary)")
         try await server.shutdown()
+        let one = try folder.write("feeds.yaml", feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL)))
 
         let show = try await TestBinary.runFeedagg(["show", "--config", one.path, "--db", db, "--format", "json"])
         #expect(try ids(show).count == 5, "only the declared feed's items")
@@ -551,8 +556,9 @@ struct StoreIntegrationTests {
 
         let dry = try await TestBinary.runFeedagg(["prune", "--config", one.path, "--db", db, "--dry-run"])
         #expect(dry.stdout == "would delete feed 'gone' (3 items)\n")
-        let prune = try await TestBinary.runFeedagg(["prune", "--config", one.path, "--db", db])
+        let prune = try await TestBinary.runFeedagg(["prune", "--config", one.path, "--db", db, "--yes"])
         #expect(prune.stdout == "deleted feed 'gone' (3 items)\n")
+        try folder.write("feeds.yaml", bothText)
         let again = try await TestBinary.runFeedagg(["show", "--config", both.path, "--db", db, "--format", "json"])
         #expect(try ids(again).count == 5, "the pruned feed's items are gone even when declared again")
     }

@@ -31,9 +31,7 @@ struct GitHubStargazersSourceTests {
 
     static func page(_ body: String) throws -> FetchedPage {
         let url = try #require(URL(string: "https://api.github.com/repos/apple/swift/stargazers?per_page=30"))
-        return FetchedPage(
-            number: 1, url: url,
-            response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: url))
+        return .sample(body, url: url)
     }
 
     @Test("follows the FeedSource rules (FeedSourceConformance)")

@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedaggKit
+import FeedaggTesting
 import Foundation
 import HTTPSource
 import Testing
@@ -39,10 +40,7 @@ enum Declared {
 
     /// A page with a JSON `body` at `url`.
     static func page(_ body: String, url: String = "https://api.test/x", number: Int = 1) -> FetchedPage {
-        FetchedPage(
-            number: number, url: URL(string: url)!,
-            response: HTTPResponse(
-                status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: URL(string: url)!))
+        .sample(body, url: URL(string: url)!, number: number)
     }
 
     /// Writes `yaml` to a temporary feeds.yaml and pulls it through the aggregator, quietly.

@@ -115,11 +115,11 @@ struct ScaffoldCommandTests {
         defer { package.remove() }
         let manifestURL = package.root.appendingPathComponent("Package.swift")
         let edited = try package.text("Package.swift").replacingOccurrences(
-            of: "// new-source: test targets (keep this line)", with: "")
+            of: "// new-source inserts source test targets above this line (keep it)", with: "")
         try Data(edited.utf8).write(to: manifestURL)
         let output = try await package.scaffold(["--name", "Reddit"])
         #expect(output.status == 2)
-        #expect(output.stderr.contains("must contain the marker comment '// new-source: test targets (keep this line)'"))
+        #expect(output.stderr.contains("must contain the marker comment '// new-source inserts source test targets above this line (keep it)'"))
         #expect(!package.exists("Sources/RedditSource"))
         #expect(try package.text("Package.swift") == edited)
     }

@@ -85,8 +85,7 @@ struct ConformanceCheckerTests {
     @Test("a rule-breaking source gets one violation per rule")
     func reportsViolations() throws {
         let url = try #require(URL(string: "https://api.example.com/items"))
-        let page = FetchedPage(
-            number: 1, url: url, response: HTTPResponse(status: 200, body: Data("[]".utf8), url: url))
+        let page = FetchedPage.sample("[]", url: url, contentType: nil)
         let conformance = FeedSourceConformance(
             RuleBreakingSource.self, parameters: ["org": "x"], samplePages: [page],
             registeredTypeNames: ["Rule Breaker", "Rule Breaker"])

@@ -16,6 +16,19 @@ struct FixtureReplayTests {
     /// The demo feeds' names, read from feeds.yaml when the tests are discovered.
     static let feedNames: [String] = (try? DemoConfiguration.load().feeds.map(\.name)) ?? []
 
+    @Test("a symbolic link to the fixtures folder loads the same exchanges as the folder")
+    func symlinkedFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedagg-fixture-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let link = folder.appendingPathComponent("Fixtures")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: RepositoryPaths.fixtures)
+        let direct = try FixtureStore.load(directory: RepositoryPaths.fixtures.path)
+        let linked = try FixtureStore.load(directory: link.path)
+        #expect(!direct.isEmpty)
+        #expect(linked.map(\.url) == direct.map(\.url))
+    }
+
     @Test("feeds.yaml declares a fixture-backed feed for every built-in source type")
     func everySourceTypeIsCovered() throws {
         let configuration = try DemoConfiguration.load()

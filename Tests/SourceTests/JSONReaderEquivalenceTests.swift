@@ -8,7 +8,7 @@ import Testing
 
 // The built-in sources decode pages in one pass with `JSONReader` (falling back to `Decodable`
 // for what it does not decode exactly like `JSONDecoder`). These tests hold that to the previous
-// path, `Decodable` alone, which the sources keep as `decode…WithCodable`: over every recorded
+// path, `Decodable` alone (`JSONPage.elements(_:in:at:)`, driven by the same field table): over every recorded
 // page in Fixtures/ and ../shared/realworld, over hand-made edge cases and over seeded random
 // mutations, the two give the same DTOs field by field (and the same items, raw bytes included),
 // or the same located error.
@@ -36,10 +36,10 @@ private struct Comparison {
 
 /// The four built-in page decoders, each run through both paths.
 private enum Decoders {
-    static let repos = try! make(GitHubReposSource.self, [("org", "acme")])
-    static let members = try! make(GitHubMembersSource.self, [("org", "acme")])
-    static let gists = try! make(GitHubGistsSource.self, [])
-    static let photos = try! make(FiveHundredPxSource.self, [("feature", "editors")], baseURL: "https://api.500px.com")
+    static let repos = try! GitHubReposSource.make([("org", "acme")])
+    static let members = try! GitHubMembersSource.make([("org", "acme")])
+    static let gists = try! GitHubGistsSource.make([])
+    static let photos = try! FiveHundredPxSource.make([("feature", "editors")], baseURL: "https://api.500px.com")
 
     enum Outcome<T: Equatable & Sendable>: Equatable {
         case decoded(values: [T], raws: [Data], indices: [Int], items: [FeedItem])
@@ -80,19 +80,23 @@ private enum Decoders {
         [
             compare(
                 "github.repos", new: { try repos.decodeRepositories(page) },
-                codable: { try repos.decodeRepositoriesWithCodable(page) }, items: repos.items(from:),
+                codable: { try JSONPage.elements(RepositoryDTO.self, in: page) }, items: repos.items(from:),
                 read: JSONPage.readElements(in: page, reading: RepositoryDTO.init(reading:))),
             compare(
                 "github.members", new: { try members.decodeMembers(page) },
-                codable: { try members.decodeMembersWithCodable(page) }, items: members.items(from:),
+                codable: { try JSONPage.elements(GitHubUserDTO.self, in: page) }, items: members.items(from:),
                 read: JSONPage.readElements(in: page, reading: GitHubUserDTO.init(reading:))),
             compare(
                 "github.gists", new: { try gists.decodeGists(page) },
-                codable: { try gists.decodeGistsWithCodable(page) }, items: gists.items(from:),
+                codable: { try JSONPage.elements(GistDTO.self, in: page) }, items: gists.items(from:),
                 read: JSONPage.readElements(in: page, reading: GistDTO.init(reading:))),
             compare(
                 "photos.500px", new: { try photos.decodePhotos(page) },
-                codable: { try photos.decodePhotosWithCodable(page) }, items: photos.items(from:),
+                codable: {
+                    try JSONPage.requireJSON(page)
+                    try FiveHundredPxSource.requireEnvelope(page.response.body)
+                    return try JSONPage.elements(PhotoDTO.self, in: page, at: ["photos"])
+                }, items: photos.items(from:),
                 read: JSONPage.readElements(in: page, at: ["photos"], reading: PhotoDTO.init(reading:))),
         ]
     }
@@ -149,7 +153,7 @@ struct JSONReaderEquivalenceTests {
         var decodedByReader: [String: Int] = [:]
         var fellBack: [String] = []
         for sample in samples {
-            let page = try page(sample.body)
+            let page = try FetchedPage.sample(sample.body)
             for c in Decoders.all(page) {
                 #expect(c.equal, "\(c.type) on \(sample):\n\(c.detail)")
                 if let count = c.decodedCount, count > 0 {
@@ -227,7 +231,7 @@ struct JSONReaderEquivalenceTests {
     @Test("hand-made edge cases: same DTOs and items, or the same error")
     func edgeCases() throws {
         for body in Self.edgeCases {
-            for c in Decoders.all(try page(body)) {
+            for c in Decoders.all(try FetchedPage.sample(body)) {
                 #expect(c.equal, "\(c.type) on \(body):\n\(c.detail)")
             }
         }
@@ -237,7 +241,7 @@ struct JSONReaderEquivalenceTests {
                 Data(#"[{"id": 1, "name": "a"#.utf8) + Data(bytes) + Data(#""}]"#.utf8),
                 Data(#"[{"x": "a"#.utf8) + Data(bytes) + Data(#"", "id": 1, "name": "a"}]"#.utf8),
             ] {
-                for c in Decoders.all(try page(body)) {
+                for c in Decoders.all(try FetchedPage.sample(body)) {
                     #expect(c.equal, "\(c.type) on \(Array(body)):\n\(c.detail)")
                 }
             }
@@ -250,10 +254,10 @@ struct JSONReaderEquivalenceTests {
             "[\(Self.repo())]", "[\(Self.repo(name: #""caf\u00e9 \ud83d\ude80 \"q\"""#))]",
             "[\(Self.repo(#""x": 1, "x": 2, "#))]", "[\(Self.repo(id: "-0"))]",
         ] {
-            #expect(JSONPage.readElements(in: try page(body), reading: RepositoryDTO.init(reading:)) != nil, "\(body)")
+            #expect(JSONPage.readElements(in: try FetchedPage.sample(body), reading: RepositoryDTO.init(reading:)) != nil, "\(body)")
         }
         for body in ["[\(Self.repo(id: "1.0"))]", "[\(Self.repo(#""id": 7, "#))]", "[\(Self.repo(#""i\u0064": 7, "#))]"] {
-            #expect(JSONPage.readElements(in: try page(body), reading: RepositoryDTO.init(reading:)) == nil, "\(body)")
+            #expect(JSONPage.readElements(in: try FetchedPage.sample(body), reading: RepositoryDTO.init(reading:)) == nil, "\(body)")
         }
     }
 
@@ -279,7 +283,7 @@ struct JSONReaderEquivalenceTests {
                 default: bytes.remove(at: at)
                 }
             }
-            for c in Decoders.all(try page(Data(bytes))) where !c.equal {
+            for c in Decoders.all(try FetchedPage.sample(Data(bytes))) where !c.equal {
                 differing += 1
                 Issue.record("\(c.type) on \(String(decoding: bytes, as: UTF8.self)):\n\(c.detail)")
             }

@@ -19,6 +19,10 @@ func fuzzFeedsLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch let error as ConfigError {
         _ = error.description
         return 0
+    } catch let error as ConfigErrors {
+        precondition(error.errors.count > 1, "ConfigErrors carries several errors, one is thrown as itself")
+        _ = error.description
+        return 0
     } catch {
         preconditionFailure("FeedsLoader threw a non-ConfigError: \(error)")
     }

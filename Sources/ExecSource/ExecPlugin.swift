@@ -1,0 +1,87 @@
+public import FeedCore
+public import Foundation
+
+/// What it takes to run one feed's plugin: the command, its environment and directory, limits,
+/// and the parameters handed to it. Built by ``ExecSource`` from feeds.yaml; run by ``ExecRunner``.
+public struct ExecPlugin: Sendable {
+    /// The feed's name.
+    public var feedName: String
+    /// The executable (a path; relative paths are resolved against ``directory``) and its
+    /// arguments, passed as they are: no shell, never re-split.
+    public var command: [String]
+    /// The whole environment of the plugin: only the variables named in `env:`.
+    public var environment: [String: String]
+    /// The working directory: the feed file's directory.
+    public var directory: String
+    /// Longest time one page may take; the plugin is killed after it.
+    public var timeout: Duration
+    /// Most bytes accepted on standard output for one page; the plugin is killed past it.
+    public var maxOutputBytes: Int
+    /// Most bytes of standard error kept.
+    public var maxErrorBytes: Int = 64 << 10
+    /// The feed's `params:` mapping, handed to the plugin.
+    public var parameters: JSONValue
+    /// The feed's page size.
+    public var pageSize: Int
+
+    /// Creates a plugin description.
+    public init(
+        feedName: String, command: [String], environment: [String: String], directory: String, timeout: Duration,
+        maxOutputBytes: Int, parameters: JSONValue, pageSize: Int
+    ) {
+        self.feedName = feedName
+        self.command = command
+        self.environment = environment
+        self.directory = directory
+        self.timeout = timeout
+        self.maxOutputBytes = maxOutputBytes
+        self.parameters = parameters
+        self.pageSize = pageSize
+    }
+
+    /// The executable's absolute path: a path with a `/` is taken from ``directory``; a bare name
+    /// is looked up in the plugin's own `PATH` (from `env:`), else in `/usr/local/bin:/usr/bin:/bin`
+    /// — never in feedagg's `PATH`, and never through a shell.
+    public var executablePath: String {
+        let program = command.first ?? ""
+        if program.hasPrefix("/") { return program }
+        if program.contains("/") {
+            return URL(fileURLWithPath: directory).appendingPathComponent(program).standardizedFileURL.path
+        }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") where folder.hasPrefix("/") {
+            let candidate = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return program
+    }
+
+    /// The request line written to the plugin's standard input (one JSON object and a newline):
+    /// `{"feed", "page", "per_page", "cursor", "params", "etag", "last_modified"}`.
+    /// `page` is 1 on the first request and `nil` (null) on the cursor pages that follow.
+    public func request(page: Int?, cursor: String?, etag: String?, lastModified: String?) -> Data {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        let object: JSONValue = .object([
+            .init("feed", .string(feedName)),
+            .init("page", page.map { .number(String($0)) } ?? .null),
+            .init("per_page", .number(String(pageSize))),
+            .init("cursor", text(cursor)),
+            .init("params", parameters),
+            .init("etag", text(etag)),
+            .init("last_modified", text(lastModified)),
+        ])
+        return object.serialized + Data([0x0A])
+    }
+
+    /// `text` with every environment value of 4 or more characters replaced by `REDACTED`, and
+    /// control characters other than newlines and tabs removed (stderr shown to a user).
+    public func sanitized(_ text: String) -> String {
+        var out = text
+        for value in environment.values where value.count >= 4 {
+            out = out.replacingOccurrences(of: value, with: "REDACTED")
+        }
+        return String(
+            String.UnicodeScalarView(
+                out.unicodeScalars.filter { $0 == "\n" || $0 == "\t" || $0.properties.generalCategory != .control }))
+    }
+}

@@ -1,0 +1,103 @@
+public import FeedCore
+public import Foundation
+
+/// `exec`: a source written in any language — an executable that speaks the JSON-lines protocol
+/// (``ExecLines``) on its standard input and output.
+///
+/// ```yaml
+/// - name: hn
+///   source: exec
+///   command: [./plugins/hn.py, --front-page]   # no shell: path and arguments as written
+///   env: { HN_TOKEN: "${HN_TOKEN}" }           # the plugin's whole environment
+///   timeout: 20                                # seconds per page (default 30)
+///   params: { query: swift }                   # handed to the plugin as "params"
+/// ```
+///
+/// For each page feedagg writes one request line on the plugin's standard input —
+/// `{"feed", "page", "per_page", "cursor", "params", "etag", "last_modified"}` — and reads its
+/// answer on standard output. ``ExecTransport`` runs it (in the feed file's directory, with only
+/// the `env:` variables); the engine keeps scheduling, retries, conditional requests, the store
+/// and merging.
+public struct ExecSource: FeedSource {
+    /// Exec feeds' endpoints live under this origin unless `base_url` is set; no request ever
+    /// leaves for it: ``ExecTransport`` answers them.
+    static let origin = "https://exec.feedagg.invalid"
+
+    /// The source type's static facts.
+    public static let descriptor = SourceDescriptor(
+        typeName: "exec",
+        summary: "a plugin executable in any language, speaking JSON lines on stdin/stdout (docs/sources-exec.md)",
+        parameters: [
+            ParameterSpec(
+                "command", .list, required: true,
+                "[path, argument…]: the plugin and its arguments, run without a shell (a relative path is from the feed file's folder)"),
+            ParameterSpec("env", .mapping, "NAME: value: the plugin's whole environment (${VAR} and secrets as anywhere)"),
+            ParameterSpec("timeout", .integer, "seconds one page may take before the plugin is killed (1–3600, default 30)"),
+            ParameterSpec(
+                "max_output_bytes", .integer, "most bytes of output for one page before the plugin is killed (default 16 MiB)"),
+            ParameterSpec("params", .mapping, "anything: handed to the plugin as the request's \"params\" object"),
+        ],
+        pagination: "cursor: the plugin prints {\"next\": \"…\"}; feedagg sends it back as \"cursor\" with the next page",
+        defaultBaseURL: origin,
+        defaultPageSize: 30,
+        maxPageSize: 10_000)
+
+    /// The feed's endpoint, answered by ``ExecTransport``.
+    public let firstPageURL: URL
+    /// How to run the plugin.
+    public let plugin: ExecPlugin
+
+    /// Reads the command, environment, limits and parameters; each problem is a located ``ConfigError``.
+    public init(feed: FeedContext, parameters: FeedParameters) throws {
+        guard let words = try parameters.list("command"), let first = words.first else {
+            throw ConfigError(
+                parameters.value("command") == nil
+                    ? "feed '\(feed.name)' is missing required parameter 'command'"
+                    : "'command' must name the plugin: [path, argument…]",
+                at: parameters.value("command")?.location ?? parameters.node.location,
+                notes: ["e.g. command: [./plugins/hn.py, --pages, \"3\"] (no shell: arguments are never split)"])
+        }
+        let command = words.map(\.text)
+        guard !command[0].isEmpty else { throw ConfigError("the plugin path must not be empty", at: first.node.location) }
+
+        var environment: [String: String] = [:]
+        if let env = try parameters.mapping("env"), let entries = env.entries {
+            for (key, value) in entries {
+                guard let name = key.scalar, !name.isEmpty, !name.contains("="), let text = value.scalar else {
+                    throw ConfigError("'env' entries must be NAME: value", at: key.location)
+                }
+                environment[name] = text
+            }
+        }
+        let timeout = try parameters.integer("timeout", in: 1...3600) ?? 30
+        let maxOutput = try parameters.integer("max_output_bytes", in: 1024...(256 << 20)) ?? (16 << 20)
+        let params = try parameters.mapping("params").map(Self.json) ?? .object([])
+
+        var file = URL(fileURLWithPath: parameters.node.location.file.path)
+        if !file.path.hasPrefix("/") {
+            file = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(file.path)
+        }
+        plugin = ExecPlugin(
+            feedName: feed.name, command: command, environment: environment,
+            directory: file.deletingLastPathComponent().standardizedFileURL.path, timeout: .seconds(timeout),
+            maxOutputBytes: maxOutput, parameters: params, pageSize: feed.pageSize)
+        firstPageURL = feed.endpoint("/exec/" + QueryEncoding.encode(feed.name))
+    }
+
+    /// A YAML node as JSON: scalars as strings, sequences as arrays, mappings as objects.
+    static func json(_ node: ConfigNode) -> JSONValue {
+        switch node.value {
+        case .scalar(let text, _): .string(text)
+        case .sequence(let nodes): .array(nodes.map(json))
+        case .mapping(let entries): .object(entries.map { .init($0.key.scalar ?? "", json($0.value)) })
+        }
+    }
+
+    /// Cursor paging through the plugin's `next` lines.
+    public var pagination: any PaginationStrategy { ExecPagination() }
+
+    /// Decodes the plugin's JSON lines.
+    public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
+        try ExecLines.decode(page.response.body, feedName: plugin.feedName)
+    }
+}

@@ -1,0 +1,34 @@
+public import Foundation
+
+/// A transport failure: the request did not produce an HTTP response.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, coarsely, so callers can decide whether to retry.
+    public enum Kind: String, Sendable {
+        case connectionFailed = "connection failed"
+        case timedOut = "timed out"
+        case responseTooLarge = "response too large"
+        case tooManyRedirects = "too many redirects"
+        case tls = "TLS error"
+        case badResponse = "bad response"
+        case cancelled = "cancelled"
+        case other = "transfer failed"
+    }
+
+    /// The coarse kind of failure.
+    public var kind: Kind
+    /// The URL that failed (printed redacted).
+    public var url: URL
+    /// The underlying library's message.
+    public var detail: String
+
+    /// Creates a transport error.
+    public init(kind: Kind, url: URL, detail: String) {
+        self.kind = kind
+        self.url = url
+        self.detail = detail
+    }
+
+    public var description: String {
+        "\(kind.rawValue): \(detail) (\(Redaction.redact(url)))"
+    }
+}

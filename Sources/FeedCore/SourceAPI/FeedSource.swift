@@ -1,0 +1,47 @@
+public import Foundation
+
+/// The plugin API: a source type knows its endpoint, its pagination and how to map a page.
+///
+/// A conformer must:
+/// - give a ``descriptor`` whose `typeName` is unique and whose parameters list every key it reads;
+/// - in ``init(feed:parameters:)``, read its parameters through ``FeedParameters`` (which throws
+///   located ``ConfigError``s) and do no I/O;
+/// - build ``firstPageURL`` from ``FeedContext/endpoint(_:query:)`` so `base_url` is honoured;
+/// - pick a ``PaginationStrategy`` instead of writing a paging loop;
+/// - map a page in ``decodePage(_:)`` without side effects, throwing ``PageDecodeError`` with a
+///   JSON path when the body is not the expected shape;
+/// - put credentials in ``credentialHeaders`` only (the engine sends them to the feed's own origin
+///   and redacts them from every log and error).
+///
+/// `FeedSourceConformance` in `FeedaggTesting` checks these rules for a conformer; the article
+/// <doc:WritingASource> walks through writing one (`swift package new-source` scaffolds it).
+public protocol FeedSource: Sendable {
+    /// Static facts about the type.
+    static var descriptor: SourceDescriptor { get }
+    /// Reads the feed's parameters; throws ``ConfigError`` pointing at the offending YAML.
+    init(feed: FeedContext, parameters: FeedParameters) throws
+    /// The URL of the first page (without paging parameters; the strategy adds them).
+    var firstPageURL: URL { get }
+    /// How to go from one page to the next.
+    var pagination: any PaginationStrategy { get }
+    /// Headers sent with every request (e.g. `Accept`).
+    var requestHeaders: HTTPHeaders { get }
+    /// Credential headers, sent only to the feed's own origin, never logged.
+    var credentialHeaders: HTTPHeaders { get }
+    /// The wire order of items.
+    var ordering: ItemOrdering { get }
+    /// Page 1's URL asking only for items updated at or after `date`, when the API offers such a
+    /// filter (GitHub gists' `since`); `nil` when it does not. Used as a watermark by incremental pulls.
+    func firstPageURL(updatedSince date: Date) -> URL?
+    /// Maps one page of the response into items (and, for page-number APIs, the totals).
+    func decodePage(_ page: FetchedPage) throws -> DecodedPage
+}
+
+extension FeedSource {
+    public var requestHeaders: HTTPHeaders { [:] }
+    public var credentialHeaders: HTTPHeaders { [:] }
+    public var ordering: ItemOrdering { .unordered }
+    public func firstPageURL(updatedSince date: Date) -> URL? { nil }
+    /// The source type name of this instance.
+    public var typeName: String { Self.descriptor.typeName }
+}

@@ -1,0 +1,251 @@
+import FeedCore
+import Foundation
+import GRDB
+
+/// The feeds a stream read lists: `feeds` in the order given (first occurrence), narrowed to the
+/// stored feeds whose source type is in `sources` (when set), with each feed's rank and source.
+struct StreamListing {
+    var ranked: [String]
+    var rankByFeed: [String: Int]
+    var sourceByFeed: [String: String]
+
+    init(_ db: Database, feeds: [String], sources: [String]?) throws {
+        var sourceByFeed: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, source FROM feed") {
+            sourceByFeed[try row.decode(String.self, forColumn: "name")] = try row.decode(String.self, forColumn: "source")
+        }
+        var ranked: [String] = []
+        var rankByFeed: [String: Int] = [:]
+        for feed in feeds where rankByFeed[feed] == nil {
+            guard let source = sourceByFeed[feed] else { continue }
+            if let sources, !sources.contains(source) { continue }
+            rankByFeed[feed] = ranked.count
+            ranked.append(feed)
+        }
+        self.ranked = ranked
+        self.rankByFeed = rankByFeed
+        self.sourceByFeed = sourceByFeed
+    }
+
+    /// Entries of the listing: every listed feed's visible items (the maintained `visible_items`)
+    /// minus the repeats among the shared items (the `item_shared` index), so the cost is one row
+    /// per feed plus one index entry per shared item, never a scan of the store.
+    func totalItems(_ db: Database) throws -> Int {
+        guard !ranked.isEmpty else { return 0 }
+        let placeholders = ranked.map { _ in "?" }.joined(separator: ", ")
+        let arguments = StatementArguments(ranked)
+        let visible =
+            try Int.fetchOne(db, sql: "SELECT SUM(visible_items) FROM feed WHERE name IN (\(placeholders))", arguments: arguments)
+            ?? 0
+        // Listing every stored feed (the usual `show`): no feed filter to test on each shared item.
+        let everyFeed = ranked.count == sourceByFeed.count
+        let repeats =
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) - COUNT(DISTINCT dedup_key) FROM item INDEXED BY item_shared
+                    WHERE shared = 1 AND staged = 0 \(everyFeed ? "" : "AND feed IN (\(placeholders))")
+                    """,
+                arguments: everyFeed ? [] : arguments) ?? 0
+        return visible - repeats
+    }
+}
+
+/// A position in stream order: (placed first, sort key descending, feed rank, feed position, feed,
+/// id), compared as SQLite compares the same values (text by its UTF-8 bytes).
+struct StreamOrderKey {
+    var pending: Int
+    var negatedKey: Double
+    var rank: Int
+    var position: Int64
+    var feed: String
+    var id: String
+
+    init(_ cursor: StreamCursor) {
+        pending = cursor.position.p
+        negatedKey = -cursor.sortKey
+        rank = cursor.position.r
+        position = cursor.position.n
+        feed = cursor.position.f
+        id = cursor.position.i
+    }
+
+    init(_ row: StreamScan.Row) {
+        pending = row.sortKey == nil ? 1 : 0
+        negatedKey = -(row.sortKey ?? 0)
+        rank = row.rank
+        position = row.position
+        feed = row.feed
+        id = row.id
+    }
+
+    /// Whether `self` comes strictly before `other`.
+    func precedes(_ other: StreamOrderKey) -> Bool {
+        if pending != other.pending { return pending < other.pending }
+        if negatedKey != other.negatedKey { return negatedKey < other.negatedKey }
+        if rank != other.rank { return rank < other.rank }
+        if position != other.position { return position < other.position }
+        if feed != other.feed { return feed.utf8.lexicographicallyPrecedes(other.feed.utf8) }
+        return id.utf8.lexicographicallyPrecedes(other.id.utf8)
+    }
+}
+
+/// Walks the shown entries of a listing in stream order (or backwards) straight from the
+/// `item_stream_order` index, which holds the visible items by their maintained sort key.
+///
+/// The sort key and the feed position are written with each item (see ``FeedStore`` placement), so the
+/// walk reads the index in key order and only sorts the few items that share one key by the
+/// listing's feed ranks (the one part of the order a read chooses). Items placed last (no key yet) are
+/// read feed by feed, in rank order, by feed position. An item is shown unless another listed feed
+/// carries its dedup key first; only items marked `shared` need that lookup. The cost is the entries
+/// walked past, not the store.
+///
+/// Used inside one read transaction; not thread-safe.
+final class StreamScan {
+    /// One visible item as the index holds it.
+    struct Row {
+        var rowid: Int64
+        var sortKey: Double?
+        var feed: String
+        var rank: Int
+        var position: Int64
+        var id: String
+        var shared: Bool
+    }
+
+    private struct Carrier {
+        var feed: String
+        var rank: Int
+        var position: Int64
+        var id: String
+    }
+
+    private let db: Database
+    let listing: StreamListing
+    /// The listed feeds carrying each shared entry shown, in rank order, by row id.
+    private(set) var carriers: [Int64: [String]] = [:]
+
+    private static let columns = "rowid, sort_key, feed, feed_position, id, shared"
+
+    init(_ db: Database, listing: StreamListing) {
+        self.db = db
+        self.listing = listing
+    }
+
+    /// Calls `body` with each shown entry, in stream order (backwards with `reverse`), strictly after
+    /// `after` when set, until `body` returns `false`.
+    func walk(reverse: Bool = false, after: StreamOrderKey? = nil, _ body: (Row) throws -> Bool) throws {
+        guard !listing.ranked.isEmpty else { return }
+        if reverse {
+            guard try walkPending(reverse: true, after: after, body) else { return }
+            _ = try walkPlaced(reverse: true, after: after, body)
+        } else {
+            guard try walkPlaced(reverse: false, after: after, body) else { return }
+            _ = try walkPending(reverse: false, after: after, body)
+        }
+    }
+
+    /// The items with a sort key, by key; items sharing a key are sorted by rank, position and id.
+    private func walkPlaced(reverse: Bool, after: StreamOrderKey?, _ body: (Row) throws -> Bool) throws -> Bool {
+        if let after, after.pending == 1 { return true }
+        var sql = "SELECT \(Self.columns) FROM item INDEXED BY item_stream_order WHERE staged = 0 AND sort_key IS NOT NULL"
+        var arguments = StatementArguments()
+        if let after {
+            sql += " AND sort_key <= ?"
+            _ = arguments.append(contentsOf: [-after.negatedKey])
+        }
+        sql += " ORDER BY sort_key \(reverse ? "ASC" : "DESC")"
+        let rows = try GRDB.Row.fetchCursor(db, sql: sql, arguments: arguments)
+        var group: [Row] = []
+        while let raw = try rows.next() {
+            guard let row = listed(raw) else { continue }
+            if let first = group.first, first.sortKey != row.sortKey {
+                guard try emit(&group, reverse: reverse, after: after, body) else { return false }
+            }
+            group.append(row)
+        }
+        return try emit(&group, reverse: reverse, after: after, body)
+    }
+
+    /// The items not placed yet (no sort key), feed by feed in rank order, by feed position and id.
+    private func walkPending(reverse: Bool, after: StreamOrderKey?, _ body: (Row) throws -> Bool) throws -> Bool {
+        // Usually every item is placed: one index probe says so.
+        let anyPending = try Bool.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM item INDEXED BY item_stream_order WHERE staged = 0 AND sort_key IS NULL)"))
+        guard anyPending == true else { return true }
+        let direction = reverse ? "DESC" : "ASC"
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT \(Self.columns) FROM item INDEXED BY item_stream_order
+                WHERE staged = 0 AND sort_key IS NULL AND feed = ? ORDER BY feed_position \(direction), id \(direction)
+                """)
+        for feed in reverse ? listing.ranked.reversed() : listing.ranked {
+            if let after, after.pending == 1, let rank = listing.rankByFeed[feed], rank < after.rank { continue }
+            let rows = try GRDB.Row.fetchCursor(statement, arguments: [feed])
+            while let raw = try rows.next() {
+                guard let row = listed(raw) else { continue }
+                if let after, !after.precedes(StreamOrderKey(row)) { continue }
+                guard try !isShadowed(row) else { continue }
+                guard try body(row) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Sorts a group of items sharing one sort key, hands the shown ones to `body` and empties it.
+    private func emit(_ group: inout [Row], reverse: Bool, after: StreamOrderKey?, _ body: (Row) throws -> Bool) throws
+        -> Bool
+    {
+        defer { group.removeAll(keepingCapacity: true) }
+        if group.count > 1 {
+            group.sort { a, b in
+                reverse ? StreamOrderKey(b).precedes(StreamOrderKey(a)) : StreamOrderKey(a).precedes(StreamOrderKey(b))
+            }
+        }
+        for row in group {
+            if let after, !after.precedes(StreamOrderKey(row)) { continue }
+            guard try !isShadowed(row) else { continue }
+            guard try body(row) else { return false }
+        }
+        return true
+    }
+
+    private func listed(_ raw: GRDB.Row) -> Row? {
+        let feed: String = raw[2]
+        guard let rank = listing.rankByFeed[feed] else { return nil }
+        return Row(
+            rowid: raw[0], sortKey: raw[1], feed: feed, rank: rank, position: raw[3], id: raw[4], shared: raw[5])
+    }
+
+    /// Whether a listed feed carries `row`'s dedup key before it (lower rank, then position, then id),
+    /// so that the stream shows that one instead. Records the carriers of the shown ones.
+    private func isShadowed(_ row: Row) throws -> Bool {
+        guard row.shared else { return false }
+        let rows = try GRDB.Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT feed, feed_position, id FROM item
+                    WHERE dedup_key = (SELECT dedup_key FROM item WHERE rowid = ?) AND staged = 0
+                    """),
+            arguments: [row.rowid])
+        var carriers: [Carrier] = []
+        for raw in rows {
+            let feed: String = raw[0]
+            guard let rank = listing.rankByFeed[feed] else { continue }
+            carriers.append(Carrier(feed: feed, rank: rank, position: raw[1], id: raw[2]))
+        }
+        let first = carriers.min { a, b in
+            if a.rank != b.rank { return a.rank < b.rank }
+            if a.position != b.position { return a.position < b.position }
+            return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
+        }
+        guard let first, first.feed == row.feed, first.id == row.id else { return true }
+        var feeds: [String] = []
+        for carrier in carriers.sorted(by: { $0.rank < $1.rank }) where feeds.last != carrier.feed {
+            feeds.append(carrier.feed)
+        }
+        self.carriers[row.rowid] = feeds
+        return false
+    }
+}

@@ -1,0 +1,208 @@
+public import FeedConfig
+public import FeedCore
+public import FeedStore
+import Foundation
+
+extension Aggregator {
+    /// The declared feeds (name, source type) in declaration order, without building sources (so a
+    /// feed whose token variable is unset can still be read offline).
+    public func declaredFeeds(configPath: String) throws -> [(name: String, source: String)] {
+        let document = try FeedsLoader.load(path: configPath, sources: registry.descriptors, environment: environment)
+        return document.feeds.map { ($0.name, $0.sourceType) }
+    }
+
+    /// Opens an existing store for reading commands; a missing file is a clear error, not a new store.
+    func openExistingStore(_ location: StoreLocation, config: String?) throws -> FeedStore {
+        let (path, _) = try location.resolve(environment: environment, config: config)
+        guard FileManager.default.fileExists(atPath: path) else {
+            if location == .standard { noteLegacyStore(newPath: path) }
+            throw StoreError(
+                kind: .cannotOpen, path: path, operation: "open",
+                detail: "no store there yet: run `feedagg pull` first (or pass the store of an earlier pull with --db)")
+        }
+        return try FeedStore.open(path: path)
+    }
+
+    /// Says on standard error where the single store of earlier feedagg versions is, when it exists
+    /// and this configuration's own store does not yet: nothing stored earlier is silently lost.
+    func noteLegacyStore(newPath: String) {
+        guard !FileManager.default.fileExists(atPath: newPath),
+            let legacy = try? FeedStore.defaultPath(environment: environment),
+            FileManager.default.fileExists(atPath: legacy)
+        else { return }
+        console.error(
+            "note: feedagg now keeps one store per feeds.yaml (this one: \(newPath)); the store shared by "
+                + "every configuration before is \(legacy): read it with `--db \(legacy)`")
+    }
+
+    /// `feedagg show`: a page of the unified stream from the store, with no network at all.
+    ///
+    /// - Parameter listed: called once, before the page is read, with the feeds the listing covers
+    ///   in stream order (the declared or stored feeds narrowed to ``ShowSettings/feeds``): what an
+    ///   Atom or JSON Feed document is named after.
+    public func show(_ settings: ShowSettings, listed: ([String]) throws -> Void = { _ in }) throws -> StoredStreamPage {
+        let listing = try openListing(settings)
+        defer { try? listing.store.close() }
+        try listed(listing.feeds)
+        if let cursor = listing.cursor {
+            return try listing.store.stream(
+                feeds: listing.feeds, sources: listing.sources, after: cursor, limit: settings.perPage)
+        }
+        return try listing.store.stream(
+            feeds: listing.feeds, sources: listing.sources, page: settings.page, perPage: settings.perPage)
+    }
+
+    /// `feedagg show --all`: every entry of the listing (after ``ShowSettings/after`` when set),
+    /// handed to `body` one page of ``ShowSettings/perPage`` entries at a time, read with the
+    /// cursor, so memory holds one page whatever the store's size. `body` is called at least once
+    /// (with an empty page when there is nothing to show); `listed` as for ``show(_:listed:)``.
+    public func showAll(
+        _ settings: ShowSettings, listed: ([String]) throws -> Void = { _ in }, _ body: (StoredStreamPage) throws -> Void
+    ) throws {
+        let listing = try openListing(settings)
+        defer { try? listing.store.close() }
+        try listed(listing.feeds)
+        var cursor = listing.cursor
+        while true {
+            let page = try listing.store.stream(
+                feeds: listing.feeds, sources: listing.sources, after: cursor, limit: settings.perPage)
+            try body(page)
+            guard let next = page.nextCursor, !page.entries.isEmpty else { return }
+            cursor = try StreamCursor(next)
+        }
+    }
+
+
+    /// Checks `settings` against feeds.yaml and opens the store: the feeds and sources to list.
+    private func openListing(_ settings: ShowSettings) throws
+        -> (store: FeedStore, feeds: [String], sources: [String]?, cursor: StreamCursor?)
+    {
+        let cursor = try settings.after.map(StreamCursor.init)
+        let types = registry.descriptors.map(\.typeName)
+        for source in settings.sources where !types.contains(source) {
+            throw ConfigError(
+                "unknown source type '\(source)'", at: nil,
+                notes: (Suggestion.closest(to: source, in: types).map { ["did you mean '\($0)'?"] } ?? [])
+                    + ["source types: \(types.joined(separator: ", "))"])
+        }
+        let names: [String]
+        let store: FeedStore
+        if let configPath = settings.configPath {
+            names = try settings.declaredFeeds ?? declaredFeeds(configPath: configPath).map(\.name)
+            try checkFeedNames(settings.feeds, in: names, origin: configPath)
+            store = try openExistingStore(settings.store, config: configPath)
+        } else {
+            store = try openExistingStore(settings.store, config: nil)
+            do {
+                names = try store.feedNames()
+                try checkFeedNames(settings.feeds, in: names, origin: store.path)
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
+        let feeds = settings.feeds.isEmpty ? names : names.filter(settings.feeds.contains)
+        return (store, feeds, settings.sources.isEmpty ? nil : settings.sources, cursor)
+    }
+
+    /// Throws a did-you-mean ``ConfigError`` for the first of `requested` not in `names`.
+    func checkFeedNames(_ requested: [String], in names: [String], origin: String) throws {
+        for name in requested where !names.contains(name) {
+            throw ConfigError(
+                "no feed named '\(name)' in \(origin)", at: nil,
+                notes: (Suggestion.closest(to: name, in: names).map { ["did you mean '\($0)'?"] } ?? [])
+                    + ["\(origin.hasSuffix(".sqlite") ? "stored" : "declared") feeds: \(names.joined(separator: ", "))"])
+        }
+    }
+
+    /// `feedagg feeds`: every declared feed with what the store holds, then the stored feeds it
+    /// does not declare, each with its ``FeedStatus/Standing``. Without a configuration (`nil`,
+    /// `--db` only): every stored feed, by name.
+    public func feedStatuses(configPath: String?, store location: StoreLocation) throws -> [FeedStatus] {
+        let declared = try configPath.map {
+            try FeedsLoader.load(path: $0, sources: registry.descriptors, environment: environment).feeds
+        } ?? []
+        return try feedStatuses(declared: declared, configPath: configPath, store: location)
+    }
+
+    /// ``feedStatuses(configPath:store:)`` for feeds the caller loaded already (`feedagg serve`
+    /// keeps the configuration it loaded until SIGHUP): `declared` are the configuration's feeds,
+    /// `configPath` only locates the standard store and names the feeds' owner.
+    public func feedStatuses(
+        declared: [FeedDeclaration], configPath: String?, store location: StoreLocation
+    ) throws -> [FeedStatus] {
+        let (path, _) = try location.resolve(environment: environment, config: configPath)
+        var stored: [String: FeedSummary] = [:]
+        var order: [String] = []
+        if FileManager.default.fileExists(atPath: path) {
+            let store = try FeedStore.open(path: path)
+            defer { try? store.close() }
+            for summary in try store.feedSummaries() { stored[summary.name] = summary }
+            order = try store.feedNames()
+        } else if location == .standard {
+            noteLegacyStore(newPath: path)
+        }
+        guard let configPath else {
+            return order.compactMap { name in
+                stored[name].map {
+                    FeedStatus(name: name, source: $0.source, declared: false, stored: $0, standing: .stored)
+                }
+            }
+        }
+        let owner = FeedStore.canonicalConfigPath(configPath)
+        var statuses = declared.map {
+            FeedStatus(
+                name: $0.name, source: $0.sourceType, declared: true, stored: stored[$0.name],
+                credential: $0.credential?.description)
+        }
+        let names = Set(declared.map(\.name))
+        for summary in stored.values.sorted(by: { $0.name < $1.name }) where !names.contains(summary.name) {
+            let standing: FeedStatus.Standing =
+                switch summary.config {
+                case nil: .ownerUnknown
+                case owner?: .removed
+                case let other?: .otherConfig(other)
+                }
+            statuses.append(
+                FeedStatus(name: summary.name, source: summary.source, declared: false, stored: summary, standing: standing))
+        }
+        return statuses
+    }
+}
+
+extension StoredStreamPage {
+    /// The page in the shape ``StreamRenderer`` prints (cursor access has no page number: 0).
+    public var streamPage: StreamPage {
+        StreamPage(page: page ?? 0, perPage: perPage, totalItems: totalItems, totalPages: totalPages, entries: entries)
+    }
+
+    /// Rendered in `format`; JSON carries `next_cursor`. A table's footer says where the page is
+    /// (`page 2/124 · …`, or `after cursor · …` for cursor access) and, when more follows, the
+    /// next command: `next: feedagg show --after CURSOR …` built from `next` (the options that
+    /// reproduce this listing), so it works as printed; no next command when `next` is `nil`
+    /// (the store is gone). Atom and JSON Feed documents are named by `identity` and carry the
+    /// cursor in feedagg's extension (see ``AtomRenderer``, ``JSONFeedRenderer``).
+    public func rendered(
+        _ format: OutputFormat, style: TableStyle = TableStyle(terminalWidth: 120), next: ShowCommandLine? = ShowCommandLine(),
+        identity: FeedIdentity = FeedIdentity(feeds: [])
+    ) -> RenderedOutput {
+        var output = StreamRenderer.render(
+            streamPage, format: format, style: style, extra: [("next_cursor", .optionalString(nextCursor))],
+            identity: identity, nextCursor: nextCursor)
+        guard format == .table else { return output }
+        if page == nil {
+            // Cursor access: no page number to speak of.
+            if entries.isEmpty {
+                let message = "(nothing after the cursor: \(Plural.of(totalItems, "item")) in all)"
+                if style.isTerminal { output.body = message + "\n" } else { output.footer = [message] }
+            } else {
+                output.footer = [
+                    "after cursor · \(Plural.of(entries.count, "item")) shown · \(Plural.of(totalItems, "item")) in all"
+                        + " · \(perPage) per page"
+                ]
+            }
+        }
+        if let nextCursor, let next, !entries.isEmpty { output.footer.append("next: " + next.command(after: nextCursor)) }
+        return output
+    }
+}

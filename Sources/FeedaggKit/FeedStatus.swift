@@ -1,0 +1,35 @@
+import FeedConfig
+import FeedCore
+public import FeedStore
+import Foundation
+
+/// One line of `feedagg feeds`.
+public struct FeedStatus: Sendable {
+    /// How a stored or declared feed relates to the configuration in use.
+    public enum Standing: Sendable, Equatable {
+        /// The configuration declares it.
+        case declared
+        /// This configuration pulled it but no longer declares it (`feedagg prune` deletes it).
+        case removed
+        /// Another configuration file (its absolute path) owns it: `prune` here never touches it.
+        case otherConfig(String)
+        /// Not declared here, stored by a feedagg that did not record its configuration.
+        case ownerUnknown
+        /// Listed without any configuration (`--db` only).
+        case stored
+    }
+
+    /// The feed's name.
+    public var name: String
+    /// Its source type (declared, else as last stored).
+    public var source: String
+    /// Whether feeds.yaml still declares it.
+    public var declared: Bool
+    /// What the store holds, `nil` when it was never pulled.
+    public var stored: FeedSummary?
+    /// Its relation to the configuration in use.
+    public var standing: Standing = .declared
+    /// Where its credential comes from, by name (`token: ${GITHUB_TOKEN}`), for declared feeds
+    /// whose source type takes one.
+    public var credential: String? = nil
+}

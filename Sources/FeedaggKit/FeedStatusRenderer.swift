@@ -1,0 +1,96 @@
+import FeedConfig
+import FeedCore
+import FeedStore
+public import Foundation
+
+/// Renders `feedagg feeds`.
+public enum FeedStatusRenderer {
+    /// A table (or JSON with `json`), times in UTC with their age relative to `now`.
+    public static func render(_ statuses: [FeedStatus], format: OutputFormat, now: Date = Date()) -> String {
+        switch format {
+        // `feeds` offers table, json and jsonl; feed documents are for the stream (JSON here).
+        case .json, .jsonl, .atom, .jsonfeed:
+            let objects = statuses.map(json)
+            if format == .jsonl { return objects.map { $0.serialized() + "\n" }.joined() }
+            return JSON.object([("feeds", .array(objects))]).serialized() + "\n"
+        case .table:
+            var rows = [["FEED", "SOURCE", "ITEMS", "LAST UPDATED", "PAGES", "REQUESTS", "TOKEN", "LAST ERROR"]]
+            for status in statuses {
+                let stored = status.stored
+                let name = status.name + label(status.standing)
+                var items = stored.map { String($0.itemCount) } ?? "-"
+                if let staged = stored?.stagedCount, staged > 0 {
+                    items += " (+\(staged) saved from an interrupted pull)"
+                }
+                rows.append([
+                    name, status.source, items,
+                    stored?.lastSuccessAt.map { "\(timestamp($0)) (\(age($0, now: now)))" } ?? "never",
+                    stored?.lastPages.map(String.init) ?? "-", stored?.lastRequests.map(String.init) ?? "-",
+                    status.credential ?? "-",
+                    (stored?.lastError ?? "-")
+                        + (stored?.resumesAtPage.map { " (the next pull resumes at page \($0))" } ?? ""),
+                ])
+            }
+            // Names, sources and errors come from the store (and errors from servers): sanitised.
+            rows = rows.map { $0.map { TerminalText.sanitized($0) } }
+            let widths = (0..<7).map { column in rows.map { TerminalText.cellWidth($0[column]) }.max() ?? 0 }
+            return rows.map { row in
+                (0..<7).map { TerminalText.padded(row[$0], toCells: widths[$0]) }.joined(separator: "  ")
+                    + "  " + row[7]
+            }.joined(separator: "\n") + "\n"
+        }
+    }
+
+    /// What follows a feed's name in the table.
+    static func label(_ standing: FeedStatus.Standing) -> String {
+        switch standing {
+        case .declared, .stored: ""
+        case .removed: " (removed; `feedagg prune` deletes it)"
+        case .otherConfig(let path): " (from \(path))"
+        case .ownerUnknown: " (not declared; stored by an older feedagg, owner unknown)"
+        }
+    }
+
+    /// `declared`, `removed`, `other_config`, `owner_unknown` or `stored`.
+    static func standingName(_ standing: FeedStatus.Standing) -> String {
+        switch standing {
+        case .declared: "declared"
+        case .removed: "removed"
+        case .otherConfig: "other_config"
+        case .ownerUnknown: "owner_unknown"
+        case .stored: "stored"
+        }
+    }
+
+    static func json(_ status: FeedStatus) -> JSON {
+        let stored = status.stored
+        func int(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
+        return .object([
+            ("name", .string(status.name)), ("source", .string(status.source)), ("declared", .bool(status.declared)),
+            ("standing", .string(standingName(status.standing))), ("config", .optionalString(stored?.config)),
+            ("token", .optionalString(status.credential)),
+            ("items", int(stored?.itemCount)), ("missing_items", int(stored?.missingCount)),
+            ("last_updated_at", .optionalString(stored?.lastSuccessAt.map(ISO8601.string(from:)))),
+            ("last_attempt_at", .optionalString(stored?.lastAttemptAt.map(ISO8601.string(from:)))),
+            ("last_error", .optionalString(stored?.lastError)),
+            ("last_pages", int(stored?.lastPages)), ("last_requests", int(stored?.lastRequests)),
+            ("resumes_at_page", int(stored?.resumesAtPage)),
+            ("saved_items_of_interrupted_pull", int(stored?.stagedCount)),
+        ])
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        ISO8601.string(from: date).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+    }
+
+    /// `12 s ago`, `3 min ago`, `5 h ago`, `2 days ago`.
+    static func age(_ date: Date, now: Date) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case ..<60: return "\(seconds) s ago"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86_400: return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86_400) days ago"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import FeedConfig
+import FeedCore
+import FeedStore
+import Foundation
+
+/// What `feedagg show` reads.
+public struct ShowSettings: Sendable {
+    /// feeds.yaml path (declares which feeds are shown, in which order); `nil` with a `--db` store
+    /// and no configuration found: every stored feed, by name.
+    public var configPath: String?
+    /// The store to read (`--db`, else the standard store for the configuration).
+    public var store: StoreLocation = .standard
+    /// Only these feeds (all declared feeds when empty).
+    public var feeds: [String] = []
+    /// Only feeds of these source types (all when empty).
+    public var sources: [String] = []
+    /// Page number (1-based), used when ``after`` is `nil`.
+    public var page: Int = 1
+    /// Entries per page.
+    public var perPage: Int = 20
+    /// A `next_cursor` from an earlier page: show the entries after it.
+    public var after: String?
+    /// The declared feeds in declaration order, when the caller holds the configuration already
+    /// (`feedagg serve` keeps the one it loaded until SIGHUP): used instead of reading
+    /// ``configPath`` again, which then only locates the standard store.
+    public var declaredFeeds: [String]?
+
+    /// Creates settings.
+    public init(configPath: String?) {
+        self.configPath = configPath
+    }
+}

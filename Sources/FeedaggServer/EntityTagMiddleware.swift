@@ -1,0 +1,125 @@
+import Foundation
+import CompressNIO
+import Hummingbird
+import HTTPTypes
+
+/// Gives every response an `ETag` (a digest of its body), answers a matching `If-None-Match` with
+/// `304 Not Modified`, and compresses the body with gzip when the request's `Accept-Encoding`
+/// allows it.
+///
+/// The gzip representation's tag is the plain one with `-gzip` appended (as Apache does), and
+/// `If-None-Match` is compared weakly (RFC 9110 §13.1.2) ignoring that suffix, so a client gets its
+/// 304 whichever encoding it cached. Error responses thrown by the router (an unknown path) get a
+/// tag too; only `2xx` answers to GET and HEAD are ever turned into a 304. A HEAD request runs the
+/// GET handler (see `Router.readable`) and gets its headers, tag and length, without the body.
+struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Bodies smaller than this are sent uncompressed (gzip's header would outweigh the gain).
+    static var minimumCompressedSize: Int { 256 }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        guard response.status != .notModified else { return response }
+        let collector = BodyCollector()
+        try await response.body.write(collector)
+        var body = collector.buffer
+        let tag = EntityTag.of(body)
+        response.headers[.vary] = "Accept-Encoding"
+        let readOnly = request.method == .get || request.method == .head
+        if readOnly && (200..<300).contains(response.status.code)
+            && EntityTag.matches(request.headers[values: .ifNoneMatch], tag: tag)
+        {
+            var headers = HTTPFields()
+            for field in response.headers where Self.keptOn304.contains(field.name) { headers.append(field) }
+            headers[.eTag] = "\"\(tag)\""
+            ServerMetrics.recordNotModified()
+            return Response(status: .notModified, headers: headers)
+        }
+        if body.readableBytes >= Self.minimumCompressedSize, Self.acceptsGzip(request.headers[values: .acceptEncoding]),
+            response.headers[.contentEncoding] == nil
+        {
+            let compressor = CompressionAlgorithm.gzip().compressor
+            try compressor.startStream()
+            var compressed = ByteBufferAllocator().buffer(capacity: compressor.maxSize(from: body))
+            try compressor.streamDeflate(from: &body, to: &compressed, flush: .finish)
+            try compressor.finishStream()
+            response.headers[.contentEncoding] = "gzip"
+            ServerMetrics.recordGzip()
+            response.headers[.eTag] = "\"\(tag)-gzip\""
+            response.body = ResponseBody(byteBuffer: compressed)
+        } else {
+            response.headers[.eTag] = "\"\(tag)\""
+            response.body = ResponseBody(byteBuffer: body)
+        }
+        if request.method == .head {
+            // The GET's headers, its length included, and no body.
+            let length = response.body.contentLength
+            response.body = ResponseBody(contentLength: length) { writer in try await writer.finish(nil) }
+        }
+        return response
+    }
+
+    /// The headers a 304 repeats (RFC 9110 §15.4.5), besides `ETag`.
+    static var keptOn304: Set<HTTPField.Name> { [.cacheControl, .vary, .contentLocation, .expires, .link] }
+
+    /// Whether `Accept-Encoding` lists `gzip` (or `*`) with a quality above zero.
+    static func acceptsGzip(_ values: [String]) -> Bool {
+        for element in values.flatMap({ $0.split(separator: ",") }) {
+            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if quality > 0 { return true }
+        }
+        return false
+    }
+}
+
+/// Entity tags of response bodies.
+enum EntityTag {
+    /// 16 hexadecimal digits of the 64-bit FNV-1a digest of `body`, plus its length: equal bodies get
+    /// equal tags, and a changed body a different one.
+    static func of(_ body: ByteBuffer) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        body.withUnsafeReadableBytes { bytes in
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(body.readableBytes, radix: 16)
+    }
+
+    /// Whether an `If-None-Match` (its header values) names `tag`: `*`, or a tag equal to it under
+    /// weak comparison, with or without the `-gzip` suffix.
+    static func matches(_ values: [String], tag: String) -> Bool {
+        for element in values.flatMap({ $0.split(separator: ",") }) {
+            var candidate = element.trimmingCharacters(in: .whitespaces)
+            if candidate == "*" { return true }
+            if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+            guard candidate.count >= 2, candidate.hasPrefix("\""), candidate.hasSuffix("\"") else { continue }
+            var opaque = String(candidate.dropFirst().dropLast())
+            if opaque.hasSuffix("-gzip") { opaque.removeLast(5) }
+            if opaque == tag { return true }
+        }
+        return false
+    }
+}
+
+/// Collects a response body's buffers into one.
+private final class BodyCollector: ResponseBodyWriter {
+    var buffer = ByteBuffer()
+
+    func write(_ part: ByteBuffer) async throws {
+        var part = part
+        buffer.writeBuffer(&part)
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,121 @@
+public import FeedaggKit
+import FeedConfig
+import FeedCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// `feedagg serve`: one process that keeps the feeds of feeds.yaml fresh and serves the merged
+/// stream over HTTP (docs/serve.md).
+///
+/// The HTTP server (Hummingbird) and the pull scheduler run side by side as services of one
+/// swift-service-lifecycle `ServiceGroup`, which stops both on SIGTERM or SIGINT.
+public struct FeedaggServer: Sendable {
+    /// What to serve, where.
+    public var settings: ServeSettings
+    /// Loads the configuration, opens the store and pulls (its console is the server's log).
+    public var aggregator: Aggregator
+
+    /// Creates a server; nothing runs before ``run()``.
+    public init(settings: ServeSettings, aggregator: Aggregator = Aggregator()) {
+        self.settings = settings
+        self.aggregator = aggregator
+    }
+
+    /// Checks the settings, loads feeds.yaml, opens (or creates) the store, then serves until
+    /// SIGTERM or SIGINT.
+    ///
+    /// Prints `serving http://HOST:PORT` on standard error once the socket listens (with the
+    /// real port when `--listen` asked for port 0).
+    ///
+    /// - Throws: ``ServeError`` for a refused setting (a non-loopback address without a token
+    ///   file…), `ConfigError`/`ConfigErrors` for an invalid feeds.yaml, `StoreError` for a store
+    ///   that cannot be opened; nothing is served then.
+    public func run() async throws {
+        let token = try checkAccess()
+        let (document, feeds) = try aggregator.load(configPath: settings.configPath)
+        let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath)
+        try store.close()
+        let configuration = ConfigurationBox(ServedConfiguration(document: document, feeds: feeds))
+        let reader = StreamReader(aggregator: aggregator, settings: settings, configuration: configuration)
+        // SIGHUP is trapped from here on (before the server runs, so an early one is not fatal).
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let readiness = ServerReadiness()
+        let scheduler = PullScheduler(
+            aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
+            readiness: readiness)
+        let metrics = ServerMetrics.registry
+        let router = Router()
+        router.add(middleware: ContentSecurityMiddleware(contentSecurityPolicy: Self.contentSecurityPolicy))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: EntityTagMiddleware())
+        if let token { router.add(middleware: BearerAuthMiddleware(token: token)) }
+        StreamRoutes(
+            reader: reader, fallbackAuthority: settings.listen.description,
+            sourceTypes: aggregator.registry.descriptors.map(\.typeName)
+        ).register(on: router)
+        RefreshRoutes(scheduler: scheduler, configuration: configuration, metrics: metrics, reader: reader)
+            .register(on: router)
+
+        var logger = Logger(label: "feedagg.serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = settings.verbose ? .info : .warning
+        let console = aggregator.console
+        let host = settings.listen.host
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                console.error("serving http://" + ListenAddress.authority(host: host, port: port))
+                readiness.markReady()
+            },
+            logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: application), .init(service: scheduler)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Running pulls stop at their next request and save; the server finishes the requests in
+        // flight. Anything still running after this is cancelled, well within systemd's 10 s.
+        group.maximumGracefulShutdownDuration = Self.shutdownGrace
+        group.maximumCancellationDuration = Self.cancellationGrace
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch where !readiness.isReady {
+            // The only failure before the server listens: the address (in use, not local, no permission).
+            throw ServeError("cannot listen on \(settings.listen): \(error)")
+        } catch where readiness.isStopping {
+            // Asked to stop, and something outlived the grace period: what ran was cancelled (its
+            // fetched pages are saved). Still a clean stop.
+            console.error("feedagg serve: stopped after cancelling what outlived the \(Self.shutdownGrace) grace period")
+        }
+    }
+
+    /// The token every request needs, or `nil` on a loopback address without `--auth-token-file`.
+    /// A non-loopback address without a token file is refused.
+    func checkAccess() throws(ServeError) -> AuthToken? {
+        if let file = settings.authTokenFile { return try AuthToken(file: file) }
+        guard settings.listen.isLoopback else {
+            throw ServeError(
+                "--listen \(settings.listen) is reachable from other machines: give --auth-token-file FILE "
+                    + "(a file only you can read, holding the token clients send as Authorization: Bearer TOKEN), "
+                    + "or listen on 127.0.0.1")
+        }
+        return nil
+    }
+
+    /// How long a graceful shutdown may take before what still runs is cancelled.
+    static let shutdownGrace = Duration.seconds(7)
+    /// How long cancelled services may take to end before the run gives up on them (the process
+    /// then exits anyway): 7 + 2 s, within systemd's 10 s before SIGKILL.
+    static let cancellationGrace = Duration.seconds(2)
+
+    /// Scripts only from the server itself (none inline, none from items), images from anywhere
+    /// on the web (avatars, photos), everything else from the server only.
+    static let contentSecurityPolicy: ContentSecurityPolicy = [
+        .defaultSrc(.self), .scriptSrc(.self), .styleSrc(.self), .imgSrc(.self, .scheme(.http), .scheme(.https)), .connectSrc(.self),
+        .objectSrc(.none), .baseURI(.none), .formAction(.self), .frameAncestors(.none),
+    ]
+}

@@ -1,0 +1,342 @@
+import FeedaggKit
+import FeedConfig
+import FeedCore
+import FeedStore
+import Foundation
+import Metrics
+import ServiceLifecycle
+import UnixSignals
+
+/// Pulls each feed of the running configuration on its own interval, as a service of the
+/// server's `ServiceGroup` (docs/serve.md).
+///
+/// - At start, a feed that was never pulled, whose last pull was interrupted, or whose interval
+///   has passed since its last pull is pulled at once; the others when their interval has passed.
+/// - After a pull the next one is due an `interval` later, with ±10 % jitter; after a failure the
+///   delay doubles with every failure in a row (at most 64 × the interval, at most a day unless the
+///   interval is longer), and never ends before the reset of a rate limit that stopped the feed.
+/// - Feeds that fall due together are pulled together, by one ``Aggregator/pull(_:document:declaredFeeds:)``
+///   (the `pull` path: conditional requests, resume, the store's cross-process claim). A feed is
+///   never pulled twice at once.
+/// - ``requestRefresh(_:)`` makes feeds due now (`POST /api/refresh`); SIGHUP reloads feeds.yaml.
+/// - On graceful shutdown (SIGTERM, SIGINT) running pulls are cancelled: each stops at its next
+///   request with every page already fetched saved, and the next start resumes it.
+///
+/// Delays are multiplied by ``ServeSettings/intervalScale`` (tests compress minutes into
+/// milliseconds); a rate limit's reset is a time on the server's clock and is never scaled.
+actor PullScheduler: Service {
+    private let aggregator: Aggregator
+    private let settings: ServeSettings
+    private let configuration: ConfigurationBox
+    private let hangups: UnixSignalsSequence?
+    private let readiness: ServerReadiness
+    private var feeds: [String: FeedSchedule] = [:]
+    private var latestRequest = 0
+    private var wake: AsyncStream<Event>.Continuation?
+    private let clock = ContinuousClock()
+
+    /// What the loop reacts to.
+    enum Event: Sendable {
+        /// Time passed: start what fell due.
+        case tick
+        /// A refresh was asked for.
+        case wake
+        /// SIGHUP.
+        case reload
+        /// A batch of pulls ended.
+        case finished(PullBatchOutcome)
+        /// Graceful shutdown.
+        case shutdown
+    }
+
+    /// Creates the scheduler; it starts pulling once `readiness` says the server listens.
+    init(
+        aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, hangups: UnixSignalsSequence?,
+        readiness: ServerReadiness
+    ) {
+        self.aggregator = aggregator
+        self.settings = settings
+        self.configuration = configuration
+        self.hangups = hangups
+        self.readiness = readiness
+    }
+
+    func run() async throws {
+        // Nothing is fetched for a server that could not listen (the group is cancelled then).
+        guard await readiness.wait() else { return }
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        wake = continuation
+        scheduleAtStart(configuration.current, now: clock.now)
+        let tick = Duration.seconds(max(0.01, settings.intervalScale))
+        let hangups = self.hangups
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: tick)
+                        continuation.yield(.tick)
+                    }
+                }
+                if let hangups {
+                    group.addTask {
+                        for await _ in hangups { continuation.yield(.reload) }
+                    }
+                }
+                continuation.yield(.tick)
+                for await event in events {
+                    if case .shutdown = event { break }
+                    handle(event)
+                    for batch in startDue() {
+                        let configuration = self.configuration.current
+                        let aggregator = self.aggregator
+                        let settings = self.settings
+                        group.addTask {
+                            let outcome = await Self.pull(
+                                batch, configuration: configuration, aggregator: aggregator, settings: settings)
+                            continuation.yield(.finished(outcome))
+                        }
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [readiness] in
+            readiness.markStopping()
+            continuation.yield(.shutdown)
+        }
+        continuation.finish()
+    }
+
+    private func handle(_ event: Event) {
+        switch event {
+        case .tick, .wake, .shutdown: break
+        case .reload: reload()
+        case .finished(let outcome): record(outcome)
+        }
+    }
+
+    // MARK: - Due times
+
+    /// Every feed of `configuration`, due as the store says (see the type's documentation).
+    private func scheduleAtStart(_ configuration: ServedConfiguration, now: ContinuousClock.Instant) {
+        let stored = storedSummaries(configuration)
+        for declaration in configuration.document.feeds {
+            let interval = declaration.interval ?? configuration.document.settings.interval
+            feeds[declaration.name] = FeedSchedule(
+                interval: interval, due: dueAtStart(stored[declaration.name], interval: interval, now: now))
+        }
+    }
+
+    /// When a feed last pulled as `summary` says (`nil`: never) falls due.
+    private func dueAtStart(_ summary: FeedSummary?, interval: Double, now: ContinuousClock.Instant)
+        -> ContinuousClock.Instant
+    {
+        guard let summary, let attempted = summary.lastAttemptAt, summary.stagedCount == 0, summary.resumesAtPage == nil
+        else { return now }
+        let elapsed = Date().timeIntervalSince(attempted)
+        let wait = interval * settings.intervalScale - elapsed
+        return wait <= 0 ? now : now + .seconds(wait)
+    }
+
+    /// What the store holds of each declared feed (empty when it cannot be read: every feed is due).
+    private func storedSummaries(_ configuration: ServedConfiguration) -> [String: FeedSummary] {
+        let statuses = try? aggregator.feedStatuses(
+            declared: configuration.document.feeds, configPath: settings.configPath, store: settings.store)
+        var stored: [String: FeedSummary] = [:]
+        for status in statuses ?? [] { if let summary = status.stored { stored[status.name] = summary } }
+        return stored
+    }
+
+    /// The feeds due now that are not running, marked running: one batch, or none.
+    private func startDue() -> [[String]] {
+        let now = clock.now
+        let names = configuration.current.names.filter { name in
+            guard let feed = feeds[name] else { return false }
+            return !feed.running && feed.due <= now
+        }
+        guard !names.isEmpty else { return [] }
+        let started = Date()
+        for name in names {
+            guard var feed = feeds[name] else { continue }
+            feed.running = true
+            feed.lastStartedAt = started
+            feed.answering = feed.requested
+            feeds[name] = feed
+        }
+        return [names]
+    }
+
+    /// The delay before the next pull of a feed with `interval` after `failures` failures in a
+    /// row, jittered by ±10 % and scaled.
+    private func delay(interval: Double, failures: Int) -> Duration {
+        var seconds = interval
+        if failures > 0 {
+            let cap = max(interval, 86_400)
+            seconds = min(interval * pow(2, Double(min(failures, 6))), cap)
+        }
+        seconds *= Double.random(in: 0.9...1.1)
+        return .seconds(seconds * settings.intervalScale)
+    }
+
+    // MARK: - Pulls
+
+    /// Pulls `names` with the `pull` path, for the configuration in effect when they started.
+    private static func pull(
+        _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings
+    ) async -> PullBatchOutcome {
+        var pull = PullSettings(configPath: settings.configPath, verbose: false, quiet: !settings.verbose)
+        pull.store = settings.store
+        pull.onlyFeeds = names
+        pull.perPage = 1
+        let started = ContinuousClock.now
+        do {
+            let report = try await aggregator.pull(
+                pull, document: configuration.document, declaredFeeds: configuration.feeds)
+            return PullBatchOutcome(names: names, report: report, failure: nil, duration: ContinuousClock.now - started)
+        } catch {
+            let message = (error as? StoreError).map { "the store is unavailable (\($0.kind))" } ?? "\(error)"
+            aggregator.console.error("feedagg serve: pulling \(names.joined(separator: ", ")) failed: \(error)")
+            return PullBatchOutcome(names: names, report: nil, failure: message, duration: ContinuousClock.now - started)
+        }
+    }
+
+    /// Records how each feed of a batch ended and when it is due next.
+    private func record(_ outcome: PullBatchOutcome) {
+        let now = clock.now
+        let finished = Date()
+        for name in outcome.names {
+            guard var feed = feeds[name] else { continue }
+            feed.running = false
+            feed.lastFinishedAt = finished
+            feed.answered = max(feed.answered, feed.answering)
+            let result = outcome.report?.results.first { $0.feed == name }
+            let storeFailure = outcome.report?.storeFailures[name]
+            var stop: RateLimitStop?
+            if let failure = outcome.failure {
+                feed.lastError = failure
+            } else if let storeFailure {
+                feed.lastError = "the store could not save the pull (\(storeFailure.kind))"
+            } else if let error = result?.error {
+                if case .notSaved = error.reason {
+                    feed.lastError = "the store could not save the pull"
+                } else {
+                    feed.lastError = error.description
+                }
+                if case .rateLimited(let limit) = error.reason { stop = limit }
+            } else {
+                feed.lastError = nil
+            }
+            let items = outcome.report?.commits[name]
+            if feed.lastError == nil, let result, result.unchanged, result.requests == 0 {
+                // The store's claim: another process pulls this feed now; its items are stored when it ends.
+                feed.lastResult = .skipped
+                feed.newItems = 0
+                aggregator.console.error(
+                    "feedagg serve: feed '\(name)' skipped: another feedagg process is pulling it right now")
+            } else if feed.lastError == nil {
+                feed.failures = 0
+                feed.lastResult = result?.unchanged == true || (items.map { $0.inserted + $0.updated } ?? 0) == 0
+                    ? .unchanged : .updated
+                feed.newItems = items?.inserted ?? 0
+                feed.rateLimitedUntil = nil
+            } else {
+                feed.failures += 1
+                feed.lastResult = .failed
+                feed.newItems = nil
+                feed.rateLimitedUntil = stop?.until
+            }
+            feed.due = now + delay(interval: feed.interval, failures: feed.failures)
+            if let until = feed.rateLimitedUntil, until > finished {
+                feed.due = max(feed.due, now + .seconds(until.timeIntervalSince(finished)))
+            }
+            if feed.requested > feed.answered { feed.due = now }
+            feeds[name] = feed
+            ServerMetrics.recordPull(
+                feed: name, result: feed.lastResult ?? .failed,
+                unchanged: feed.lastResult == .unchanged && result?.unchanged == true,
+                newItems: feed.newItems ?? 0, duration: outcome.duration)
+        }
+    }
+
+    // MARK: - Refresh
+
+    /// Makes `names` (every feed when empty) due now; returns the request's number, which
+    /// ``status()`` reports as done once each of them has finished a pull started after it. A feed
+    /// stopped by a rate limit whose reset is still ahead is left out (it is pulled after the reset).
+    func requestRefresh(_ names: [String]) -> Int {
+        latestRequest += 1
+        let now = clock.now
+        let wallNow = Date()
+        for name in names.isEmpty ? configuration.current.names : names {
+            // A feed under a rate limit waits for its reset, refresh or not (the status says until when).
+            guard var feed = feeds[name], (feed.rateLimitedUntil ?? .distantPast) <= wallNow else { continue }
+            feed.requested = latestRequest
+            if !feed.running { feed.due = min(feed.due, now) }
+            feeds[name] = feed
+        }
+        wake?.yield(.wake)
+        return latestRequest
+    }
+
+    /// The schedule of every feed, and whether the latest refresh request is done.
+    func status() -> RefreshStatus {
+        let now = clock.now
+        let wallNow = Date()
+        let entries = configuration.current.names.compactMap { name -> RefreshStatus.Feed? in
+            guard let feed = feeds[name] else { return nil }
+            let wait = now < feed.due ? (feed.due - now).seconds : 0
+            return RefreshStatus.Feed(
+                name: name, schedule: feed, nextPullAt: feed.running ? nil : wallNow.addingTimeInterval(wait))
+        }
+        let done = feeds.values.allSatisfy { $0.requested <= $0.answered }
+        return RefreshStatus(refresh: latestRequest, done: done, feeds: entries)
+    }
+
+    // MARK: - SIGHUP
+
+    /// Re-reads feeds.yaml: a valid file replaces the running configuration (new feeds fall due
+    /// at once, removed ones leave the schedule, changed intervals apply from the last pull); an
+    /// invalid one is reported on standard error and the running configuration kept.
+    private func reload() {
+        let console = aggregator.console
+        let loaded: (document: FeedsDocument, feeds: [Feed])
+        do {
+            loaded = try aggregator.load(configPath: settings.configPath)
+        } catch {
+            console.error(
+                "feedagg serve: \(settings.configPath) not reloaded; the running configuration is kept:\n\(error)")
+            return
+        }
+        configuration.replace(with: ServedConfiguration(document: loaded.document, feeds: loaded.feeds))
+        let now = clock.now
+        var next: [String: FeedSchedule] = [:]
+        for declaration in loaded.document.feeds {
+            let interval = declaration.interval ?? loaded.document.settings.interval
+            if var feed = feeds[declaration.name] {
+                if feed.interval != interval, !feed.running {
+                    let since = feed.lastFinishedAt.map { Date().timeIntervalSince($0) } ?? .infinity
+                    let wait = interval * settings.intervalScale - since
+                    feed.due = wait <= 0 ? now : now + .seconds(wait)
+                }
+                feed.interval = interval
+                next[declaration.name] = feed
+            } else {
+                next[declaration.name] = FeedSchedule(interval: interval, due: now)
+            }
+        }
+        // A removed feed's running pull ends on its own; nothing is scheduled for it again.
+        feeds = next
+        console.error("feedagg serve: reloaded \(settings.configPath): \(loaded.document.feeds.count) feeds")
+    }
+}
+
+/// How one batch of pulls ended.
+struct PullBatchOutcome: Sendable {
+    /// The feeds pulled.
+    var names: [String]
+    /// The pull's report (`nil` when it failed as a whole).
+    var report: PullReport?
+    /// Why the whole batch failed (the store could not be opened…).
+    var failure: String?
+    /// How long it took.
+    var duration: Duration
+}

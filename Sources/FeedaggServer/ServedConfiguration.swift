@@ -1,0 +1,32 @@
+import FeedConfig
+import FeedCore
+import Synchronization
+
+/// The configuration the server runs with: loaded at start, replaced on SIGHUP only when the new
+/// file is valid (an invalid file is reported and this one kept).
+struct ServedConfiguration: Sendable {
+    /// The loaded feeds.yaml.
+    var document: FeedsDocument
+    /// Every declared feed, built.
+    var feeds: [Feed]
+
+    /// The declared feed names, in declaration order (the stream's order).
+    var names: [String] { document.feeds.map(\.name) }
+}
+
+/// The current ``ServedConfiguration``, shared by the routes and the scheduler.
+final class ConfigurationBox: Sendable {
+    private let state: Mutex<ServedConfiguration>
+
+    init(_ configuration: ServedConfiguration) {
+        state = Mutex(configuration)
+    }
+
+    /// The configuration in effect now.
+    var current: ServedConfiguration { state.withLock { $0 } }
+
+    /// Replaces the configuration.
+    func replace(with configuration: ServedConfiguration) {
+        state.withLock { $0 = configuration }
+    }
+}

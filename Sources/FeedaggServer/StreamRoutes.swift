@@ -1,0 +1,148 @@
+import FeedaggKit
+import FeedCore
+import FeedStore
+import Hummingbird
+import HTTPTypes
+
+/// The read-only routes: the stream as JSON pages, Atom and JSON Feed documents, the feeds'
+/// statuses, the web page and the health check.
+struct StreamRoutes: Sendable {
+    let reader: StreamReader
+    /// The listening address, for absolute URLs when a request has no usable `Host`.
+    let fallbackAuthority: String
+    /// The source types feeds.yaml may name (for `source=`).
+    let sourceTypes: [String]
+
+    /// Adds the routes to `router`.
+    func register(on router: Router<BasicRequestContext>) {
+        router.readable("/healthz") { _, _ in
+            Self.response(JSON.object([("status", .string("ok"))]).serialized() + "\n", type: MediaTypes.json)
+        }
+        router.readable("/api/items") { request, _ in await answer { try await items(request) } }
+        router.readable("/api/feeds") { _, _ in await answer { try await feeds() } }
+        router.readable("/stream.atom") { request, _ in
+            await answer { try await document(request, path: "/stream.atom", format: .atom, feed: nil) }
+        }
+        router.readable("/stream.json") { request, _ in
+            await answer { try await document(request, path: "/stream.json", format: .jsonfeed, feed: nil) }
+        }
+        router.readable("/feeds/:file") { request, context in
+            await answer {
+                let file = context.parameters.get("file") ?? ""
+                let (name, format) = try Self.feedFile(file)
+                return try await document(request, path: "/feeds/" + file, format: format, feed: name)
+            }
+        }
+        router.readable("/") { request, _ in await answer { try await page(request) } }
+        router.readable("/app.js") { _, _ in
+            WebPage.script.map { Self.response($0, type: MediaTypes.javascript) }
+                ?? RequestProblem(.notFound, "no script").response
+        }
+        router.readable("/app.css") { _, _ in
+            WebPage.stylesheet.map { Self.response($0, type: MediaTypes.css) }
+                ?? RequestProblem(.notFound, "no stylesheet").response
+        }
+    }
+
+    /// `/api/items`: the JSON page of `show --format json`, with `Link: <…>; rel="next"`.
+    func items(_ request: Request) async throws(RequestProblem) -> Response {
+        let query = try StreamQuery(request.uri, names: reader.configuration.current.names, sourceTypes: sourceTypes)
+        let (page, _) = try await reader.page(query)
+        var response = Self.response(page.rendered(.json, next: nil).body, type: MediaTypes.json)
+        if let next = page.nextCursor, !page.entries.isEmpty {
+            let url = PublicURL(request, fallback: fallbackAuthority).url("/api/items", query: query.queryString(after: next))
+            response.headers[HTTPField.Name.link] = "<\(url)>; rel=\"next\""
+        }
+        return response
+    }
+
+    /// `/api/feeds`: `feedagg feeds --format json`.
+    func feeds() async throws(RequestProblem) -> Response {
+        Self.response(FeedStatusRenderer.render(try await reader.feedStatuses(), format: .json), type: MediaTypes.json)
+    }
+
+    /// An Atom or JSON Feed document of the stream (`feed` `nil`) or of one feed, linking to itself,
+    /// to the web page and to the next, older page.
+    func document(_ request: Request, path: String, format: OutputFormat, feed: String?) async throws(RequestProblem)
+        -> Response
+    {
+        let names = reader.configuration.current.names
+        var query = try StreamQuery(request.uri, names: names, sourceTypes: sourceTypes)
+        if let feed {
+            guard names.contains(feed) else {
+                throw RequestProblem(.notFound, "no feed named '\(feed)'" + StreamQuery.hint(feed, among: names, noun: "feeds"))
+            }
+            query.feeds = [feed]
+        }
+        let (page, listed) = try await reader.page(query)
+        let base = PublicURL(request, fallback: fallbackAuthority)
+        var own = query
+        if feed != nil { own.feeds = [] }
+        var links = FeedLinks(selfURL: base.url(path, query: own.queryString(after: query.after)), alternateURL: base.url("/"))
+        if let next = page.nextCursor, !page.entries.isEmpty {
+            links.nextURL = base.url(path, query: own.queryString(after: next))
+        }
+        let identity = FeedIdentity(feeds: listed, sources: query.sources)
+        if format == .atom {
+            let body = AtomRenderer.document(page.entries, identity: identity, nextCursor: page.nextCursor, links: links)
+            return Self.response(body, type: MediaTypes.atom)
+        }
+        let body = JSONFeedRenderer.document(page.entries, identity: identity, nextCursor: page.nextCursor, links: links)
+        return Self.response(body, type: MediaTypes.jsonFeed)
+    }
+
+    /// `/`: the web page of the first page (or the page after `?after=`).
+    func page(_ request: Request) async throws(RequestProblem) -> Response {
+        let query = try StreamQuery(request.uri, names: reader.configuration.current.names, sourceTypes: sourceTypes)
+        let (page, _) = try await reader.page(query)
+        let statuses = try await reader.feedStatuses()
+        return Self.response(
+            WebPage.render(
+                entries: page.entries, nextCursor: page.nextCursor, feeds: statuses, query: query,
+                totalItems: page.totalItems),
+            type: MediaTypes.html)
+    }
+
+    /// `name.atom` → (`name`, atom); `name.json` → (`name`, jsonfeed).
+    static func feedFile(_ file: String) throws(RequestProblem) -> (String, OutputFormat) {
+        if file.hasSuffix(".atom") { return (String(file.dropLast(5)), .atom) }
+        if file.hasSuffix(".json") { return (String(file.dropLast(5)), .jsonfeed) }
+        throw RequestProblem(.notFound, "a feed's documents are /feeds/NAME.atom and /feeds/NAME.json")
+    }
+
+    /// A 200 response of `text`, revalidated on every use (its ETag is added by ``EntityTagMiddleware``).
+    static func response(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// The response of `body`, or of the problem it threw.
+func answer(_ body: () async throws -> Response) async -> Response {
+    do {
+        return try await body()
+    } catch let problem as RequestProblem {
+        return problem.response
+    } catch {
+        return RequestProblem(.internalServerError, "internal error").response
+    }
+}
+
+extension HTTPField.Name {
+    /// `Link` (RFC 8288).
+    static var link: Self { Self("Link")! }
+}
+
+extension Router<BasicRequestContext> {
+    /// Registers `handler` for GET and HEAD of `path` (a HEAD answers the GET's headers, ETag
+    /// included, without the body: see ``EntityTagMiddleware``).
+    @discardableResult
+    func readable(
+        _ path: RouterPath, use handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+    ) -> Self {
+        get(path, use: handler)
+        head(path, use: handler)
+        return self
+    }
+}

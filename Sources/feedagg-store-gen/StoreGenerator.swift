@@ -1,0 +1,132 @@
+import FeedCore
+import FeedStore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `feedagg-store-gen`: writes a large store for the read benchmarks (`Scripts/bench.sh --workloads
+/// READ`), through FeedStore's real commit path (`commitPull` per feed, then `placeUndatedItems`),
+/// so the maintained order, the shared marks and the counters are exactly what `feedagg pull` writes.
+///
+/// Deterministic for a seed: `--feeds` feeds (`feed000`…) of `--items` items each, dated at random
+/// seconds over one year (so some share a second), `--undated` of them without a date,
+/// `--duplicates` of them carrying a URL from a pool shared by every feed (duplicates across and
+/// within feeds), each with `--raw-bytes` of original JSON.
+@main
+struct StoreGenerator {
+    struct Options {
+        var output = ""
+        var feeds = 100
+        var items = 10_000
+        var seed: UInt64 = 1
+        var undated = 0.02
+        var duplicates = 0.01
+        var rawBytes = 300
+    }
+
+    static let usage = """
+        usage: feedagg-store-gen --out FILE [--feeds N] [--items N] [--seed N] [--undated FRACTION]
+                                 [--duplicates FRACTION] [--raw-bytes N]
+        """
+
+    static func main() {
+        do {
+            let options = try parse(Array(CommandLine.arguments.dropFirst()))
+            try generate(options)
+        } catch {
+            FileHandle.standardError.write(Data("feedagg-store-gen: \(error)\n\(usage)\n".utf8))
+            exit(2)
+        }
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var index = 0
+        func value(_ name: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(description: "\(name) needs a value") }
+            return arguments[index]
+        }
+        func number<T: LosslessStringConvertible>(_ name: String) throws -> T {
+            let text = try value(name)
+            guard let number = T(text) else { throw UsageError(description: "\(name): '\(text)' is not a number") }
+            return number
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--out": options.output = try value("--out")
+            case "--feeds": options.feeds = try number("--feeds")
+            case "--items": options.items = try number("--items")
+            case "--seed": options.seed = try number("--seed")
+            case "--undated": options.undated = try number("--undated")
+            case "--duplicates": options.duplicates = try number("--duplicates")
+            case "--raw-bytes": options.rawBytes = try number("--raw-bytes")
+            case let other: throw UsageError(description: "unknown argument '\(other)'")
+            }
+            index += 1
+        }
+        guard !options.output.isEmpty else { throw UsageError(description: "--out is required") }
+        return options
+    }
+
+    static func generate(_ options: Options) throws {
+        if FileManager.default.fileExists(atPath: options.output) {
+            throw UsageError(description: "\(options.output) exists: remove it first")
+        }
+        var random = SplitMix64(seed: options.seed)
+        let store = try FeedStore.open(path: options.output, now: { Date(timeIntervalSince1970: 1_764_000_000) })
+        let start = ContinuousClock.now
+        let names = (0..<options.feeds).map { String(format: "feed%03d", $0) }
+        let padding = String(repeating: "x", count: max(0, options.rawBytes - 120))
+        let yearStart = 1_732_000_000.0
+        for (number, feed) in names.enumerated() {
+            var items: [FeedItem] = []
+            items.reserveCapacity(options.items)
+            for index in 0..<options.items {
+                let roll = Double(random.next() % 1_000_000) / 1_000_000
+                let url =
+                    roll < options.duplicates
+                    ? "https://gen.test/shared/\(random.next() % 5_000)" : "https://gen.test/\(feed)/\(index)"
+                let dated = Double(random.next() % 1_000_000) / 1_000_000 >= options.undated
+                let date = dated ? Date(timeIntervalSince1970: yearStart + Double(random.next() % 31_536_000)) : nil
+                let id = "\(number * options.items + index)"
+                items.append(
+                    FeedItem(
+                        id: id, title: "\(feed) item \(index)", summary: "generated item \(index) of \(feed)", url: url,
+                        author: FeedAuthor(name: "author\(random.next() % 500)", url: nil, avatarURL: nil), updated: date,
+                        raw: Data(#"{"id":\#(id),"full_name":"\#(feed)/item-\#(index)","url":"\#(url)","pad":"\#(padding)"}"#.utf8)))
+            }
+            try store.commitPull(
+                feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 100, requests: 100),
+                error: nil, cacheEntries: [])
+        }
+        let written = ContinuousClock.now
+        let placed = try store.placeUndatedItems(feedOrder: names)
+        try store.close()
+        let end = ContinuousClock.now
+        print(
+            "wrote \(options.feeds * options.items) items in \(options.feeds) feeds to \(options.output): commits "
+                + "\(written - start), placing \(placed) undated items \(end - written)")
+    }
+}
+
+/// SplitMix64: a small seeded generator, so a seed always gives the same store.
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

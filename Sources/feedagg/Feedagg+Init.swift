@@ -1,0 +1,35 @@
+import ArgumentParser
+import FeedCore
+import FeedaggKit
+import FeedStore
+import Foundation
+
+extension Feedagg {
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a commented starter feeds.yaml (one feed per source type); never overwrites a file.")
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
+        var config: String?
+
+        @Argument(help: ArgumentHelp("The file to write (default: ./feeds.yaml).", valueName: "file"))
+        var path: String?
+
+        func validate() throws {
+            if config != nil && path != nil { throw ValidationError("give the file either as an argument or with --config, not both") }
+        }
+
+        func run() throws {
+            let target = path ?? config ?? ConfigDiscovery.fileName
+            let feeds = try StarterConfig.create(at: target)
+            Console().output(
+                """
+                wrote \(target): \(feeds) example feeds, one per source type
+                next: export GITHUB_TOKEN=… (optional), edit \(target), then
+                  feedagg validate\(target == ConfigDiscovery.fileName ? "" : " --config \(target)")
+                  feedagg pull\(target == ConfigDiscovery.fileName ? "" : " --config \(target)")
+
+                """)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import FeedCore
+import FeedaggKit
+import FeedStore
+import Foundation
+
+extension Feedagg {
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check feeds.yaml without fetching anything.",
+            discussion: """
+                Every error of the file is reported, each with its line and a caret, then their count.
+
+                Examples:
+                  feedagg validate
+                  feedagg validate --config ~/.config/feedagg/feeds.yaml
+                """)
+
+        @OptionGroup var config: ConfigOptions
+
+        func run() async throws {
+            let aggregator = Aggregator()
+            let configPath = try config.path()
+            let (document, feeds) = try aggregator.load(configPath: configPath)
+            for warning in document.warnings { aggregator.console.error(warning) }
+            var lines = ["\(configPath): \(Plural.of(feeds.count, "feed")) OK"]
+            for (feed, declaration) in zip(feeds, document.feeds) {
+                lines.append(
+                    "  \(feed.name) (\(feed.source.typeName)): \(Redaction.redact(feed.context.baseURL)), "
+                        + "\(feed.source.pagination.name) pagination, \(feed.context.pageSize) per page"
+                        + (feed.context.maxPages.map { ", at most \(Plural.of($0, "page"))" } ?? "")
+                        + (declaration.credential.map { ", \($0)" } ?? ""))
+            }
+            aggregator.console.output(lines.joined(separator: "\n") + "\n")
+        }
+    }
+}
