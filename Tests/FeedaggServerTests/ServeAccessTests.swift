@@ -112,13 +112,15 @@ struct ServeAccessTests {
             for _ in 0..<5 {
                 let serve = try await ServeProcess.start(["--config", config, "--db", db])
                 serve.process.send(signal)
-                let output = try await serve.process.wait(timeout: .seconds(10))
+                // A generous wait: a loaded machine may be slow to start and stop the process; a
+                // signal's default action would show as terminatedBySignal, whatever the time.
+                let output = try await serve.process.wait(timeout: .seconds(120))
                 #expect(output.status == 0 && !output.terminatedBySignal, "signal \(signal): \(output.summary)")
             }
         }
     }
 
-    @Test("A client that never finishes its request, and an idle keep-alive connection, do not hold up the stop: exit 0 within 10 s")
+    @Test("A client that never finishes its request, and an idle keep-alive connection, do not hold up the stop: exit 0 before the grace period ends")
     func stopWithStalledClients() async throws {
         let folder = try TemporaryFolder("feedagg-serve-stalled")
         defer { folder.remove() }
@@ -133,11 +135,12 @@ struct ServeAccessTests {
         // A kept-alive connection after one answered request.
         let client = ServeClient()
         _ = try await client.text(serve.url("/healthz"))
-        let stopping = ContinuousClock.now
         serve.process.send(SIGTERM)
-        let output = try await serve.process.wait(timeout: .seconds(10))
+        let output = try await serve.process.wait(timeout: .seconds(120))
         #expect(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
-        #expect(ContinuousClock.now - stopping < .seconds(10))
+        // Had a stalled client held the stop up, the grace period would have run out and the
+        // server would have said so; no wall-clock bound, which a loaded machine could miss.
+        #expect(!output.stderr.contains("outlived"), "\(output.summary)")
     }
 
     /// A TCP connection to 127.0.0.1:`port` (a socket descriptor).

@@ -180,11 +180,11 @@ struct ServeScheduleTests {
                 defer { try? store.close() }
                 return ((try? store.feedSummaries())?.first { $0.name == "acme" }?.stagedCount ?? 0) >= 20
             }
-            let stopping = ContinuousClock.now
             serve.process.send(SIGTERM)
-            let output = try await serve.process.wait(timeout: .seconds(10))
+            let output = try await serve.process.wait(timeout: .seconds(120))
             #expect(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
-            #expect(ContinuousClock.now - stopping < .seconds(10))
+            // The pull stopped at its next request instead of being cancelled after the grace period.
+            #expect(!output.stderr.contains("outlived"), "\(output.summary)")
 
             let feeds = try await TestBinary.runFeedagg(["feeds", "--config", config.path, "--db", db, "--format", "json"])
             // The cancelled pull committed what it had fetched; the next pull continues at page 3.
@@ -242,7 +242,7 @@ struct ServeScheduleTests {
             }
             #expect(api.served.last?.status == 304, "page 1 unchanged since the command's pull: \(api.served.last.map { "\($0)" } ?? "")")
             serve.process.send(SIGINT)
-            let output = try await serve.process.wait(timeout: .seconds(10))
+            let output = try await serve.process.wait(timeout: .seconds(120))
             #expect(output.status == 0 && !output.terminatedBySignal, "SIGINT stops it as SIGTERM does: \(output.summary)")
         }
     }

@@ -44,7 +44,7 @@ struct ServeProcess {
     /// SIGTERM, then the exit status and everything it wrote.
     func stop() async throws -> ProcessOutput {
         process.send(SIGTERM)
-        return try await process.wait(timeout: .seconds(30))
+        return try await process.wait(timeout: .seconds(120))
     }
 }
 
