@@ -342,7 +342,7 @@ struct CurlClientTests {
     @Test("Cancelling a running request throws cancelled promptly")
     func cancelRunning() async throws {
         try await withClientAndServer { _ in
-            LoopbackResponse(text: "too late", delay: .seconds(30))
+            LoopbackResponse(text: "too late", delay: .seconds(300))
         } _: { client, server in
             let request = try get(server, "/never")
             let task = Task { try await client.send(request) }
@@ -350,8 +350,9 @@ struct CurlClientTests {
             let started = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            // The server answers after 30 s: well under that means the cancellation ended it.
-            #expect(ContinuousClock.now - started < .seconds(15))
+            // The server answers after 300 s: well under that means the cancellation ended it (a
+            // loaded machine may be slow to run the cancellation, hence the wide bound).
+            #expect(ContinuousClock.now - started < .seconds(120))
             #expect(throws: TransportError.self) { try result.get() }
             if case .failure(let error as TransportError) = result { #expect(error.kind == .cancelled) }
         }
