@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// Connections are persistent (keep-alive) unless the client or the response asks to close;
 /// requests on one connection are answered in order; `TCP_NODELAY` is set. Each request is passed
-/// to the async handler, whose tasks live inside the server and end with ``shutdown()``.
+/// to the async handler, whose tasks live inside the server and end with ``shutdown()``. Those
+/// tasks prefer an executor of the server's own, so a busy cooperative pool (tests computing in
+/// the same process) does not hold up the answers.
 public final class LoopbackHTTPServer: Sendable {
     /// The handler that turns each request into a response.
     public typealias Handler = @Sendable (LoopbackRequest) async -> LoopbackResponse
@@ -89,7 +91,8 @@ public final class LoopbackHTTPServer: Sendable {
             throw error
         }
         let shared = Shared()
-        let acceptLoop = Task<Void, Never> {
+        let executor = ServerTaskExecutor(label: "feedagg.loopback-server")
+        let acceptLoop = Task<Void, Never>(executorPreference: executor) {
             _ = try? await server.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { tasks in
                     for try await connection in inbound {
