@@ -19,7 +19,8 @@ final class OrgsAPI: Sendable {
     private struct State {
         var repos: [String: Int]
         var renamed: [String: String] = [:]
-        var limitedUntil: [String: Date] = [:]
+        /// Orgs answered with a rate limit: its length, and its reset once first answered.
+        var limits: [String: (length: TimeInterval, reset: Date?)] = [:]
         var log: [Served] = []
     }
 
@@ -38,10 +39,16 @@ final class OrgsAPI: Sendable {
         state.withLock { $0.renamed[org] = name }
     }
 
-    /// Answers every request for `org` with GitHub's rate-limit 403 (`X-RateLimit-Remaining: 0`,
-    /// `X-RateLimit-Reset: until`).
-    func rateLimit(_ org: String, until: Date) {
-        state.withLock { $0.limitedUntil[org] = until }
+    /// Answers every request for `org` with GitHub's rate-limit 403 (`X-RateLimit-Remaining: 0`),
+    /// whose `X-RateLimit-Reset` is `length` seconds after the first such answer (not after this
+    /// call: a loaded machine may take long to start the client, and the limit must still be ahead).
+    func rateLimit(_ org: String, for length: TimeInterval) {
+        state.withLock { $0.limits[org] = (length, nil) }
+    }
+
+    /// The reset time sent for `org`'s rate limit, once it has been answered.
+    func rateLimitReset(_ org: String) -> Date? {
+        state.withLock { $0.limits[org]?.reset }
     }
 
     /// Every request so far.
@@ -57,8 +64,14 @@ final class OrgsAPI: Sendable {
             return LoopbackResponse(status: 404, headers: json, text: #"{"message":"Not Found"}"#)
         }
         let org = String(parts[1])
-        if let until = state.withLock({ $0.limitedUntil[org] }) {
-            state.withLock { $0.log.append(Served(org: org, page: 0, status: 403)) }
+        let limitReset = state.withLock { state -> Date? in
+            guard let limit = state.limits[org] else { return nil }
+            let reset = limit.reset ?? Date().addingTimeInterval(limit.length)
+            state.limits[org] = (limit.length, reset)
+            state.log.append(Served(org: org, page: 0, status: 403))
+            return reset
+        }
+        if let until = limitReset {
             return LoopbackResponse(
                 status: 403,
                 headers: json + [

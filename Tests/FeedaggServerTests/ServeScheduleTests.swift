@@ -15,7 +15,7 @@ struct ServeScheduleTests {
     /// Polls `condition` every 50 ms until it holds; fails the test after `timeout` (a deadline for
     /// a server that never gets there, not a timing assertion).
     static func eventually(
-        _ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
+        _ what: String, timeout: Duration = .seconds(180), _ condition: () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -158,9 +158,9 @@ private func read(
     return (entries, await iterator.finish())
 }
 
-/// Waits up to 30 s for `condition` (a loaded machine is slow; no test asserts a duration).
+/// Waits up to 180 s for `condition` (a loaded machine is slow; no test asserts a duration).
 private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(180)
     while ContinuousClock.now < deadline {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))

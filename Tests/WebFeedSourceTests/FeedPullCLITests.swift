@@ -196,7 +196,7 @@ struct FeedPullCLITests {
             let folder = try TemporaryFolder("feedagg-feed-cli")
             defer { folder.remove() }
             let yaml = """
-                settings: { timeout: 8, retries: 0 }
+                settings: { timeout: 20, retries: 0 }
                 feeds:
                   - { name: good, source: feed, url: "\(server.baseURL)/releases.atom" }
                   - { name: drip, source: feed, url: "\(server.baseURL)/drip.xml" }
