@@ -91,10 +91,11 @@ bench: release
 	$(MAKE) --no-print-directory bench-cpu-run
 	$(MAKE) --no-print-directory bench-feed-run
 
-# Feed parser benchmark (source: feed): the feed fixtures parsed round after round to 50 MB, then
-# one 50 MB Atom document; MB/s and peak RSS. Then an exec plugin's overhead per page against the
-# same items from source: http over loopback (goal <= 5 ms). BENCH_FEED_ARGS="--megabytes 200"
-# for a longer parse.
+# Feed parser benchmark (source: feed): the feed fixtures parsed round after round to 50 MB; then
+# a 50 MB and a 200 MB Atom document written to files and each streamed by a fresh process
+# (FeedDocument.stream): MB/s and that process's peak RSS (the same for both sizes). Then an exec
+# plugin's overhead per page against the same items from source: http over loopback (goal <= 5 ms).
+# BENCH_FEED_ARGS="--megabytes 100 --rounds 5" for larger documents and five fixture runs.
 BENCH_FEED_ARGS ?=
 bench-feed: deps
 	$(SWIFT) build -c release --product feedagg-feed-bench

@@ -17,12 +17,18 @@ public struct ExecTransport: HTTPTransport {
     private let next: any HTTPTransport
     /// Where a plugin's standard error goes after a page that succeeded (`--verbose`), or `nil`.
     private let log: (@Sendable (String) -> Void)?
+    /// Where each run's standard error is kept per feed (beside the store), or `nil`.
+    private let stderrLog: PluginStderrLog?
 
     /// A transport running the plugins of `feeds` (their sources that are ``ExecSource``s) and
     /// sending the rest through `next`. `log` receives, after each successful page whose plugin
     /// wrote to standard error, `plugin of feed 'x' (page N) stderr: …` (sanitized, secrets
-    /// redacted); failed pages carry their stderr in the error instead.
-    public init(feeds: [Feed], next: any HTTPTransport, log: (@Sendable (String) -> Void)? = nil) {
+    /// redacted); failed pages carry their stderr in the error instead. `stderrLog` keeps the
+    /// standard error of each feed's last plugin run that exited (sanitized, its last 64 KiB).
+    public init(
+        feeds: [Feed], next: any HTTPTransport, log: (@Sendable (String) -> Void)? = nil,
+        stderrLog: PluginStderrLog? = nil
+    ) {
         var plugins: [String: ExecPlugin] = [:]
         for feed in feeds {
             guard let source = feed.source as? ExecSource else { continue }
@@ -31,6 +37,7 @@ public struct ExecTransport: HTTPTransport {
         self.plugins = plugins
         self.next = next
         self.log = log
+        self.stderrLog = stderrLog
     }
 
     /// Whether any feed runs a plugin.
@@ -58,6 +65,7 @@ public struct ExecTransport: HTTPTransport {
             throw TransportError(kind: error.kind, url: request.url, detail: error.detail(plugin))
         }
         let errors = plugin.sanitized(run.errors)
+        stderrLog?.record(errors, feed: plugin.feedName)
         guard run.status == 0, !run.signaled else {
             let how = run.signaled ? "was killed by signal \(run.status)" : "exited with status \(run.status)"
             throw TransportError(

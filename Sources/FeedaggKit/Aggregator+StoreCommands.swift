@@ -1,6 +1,7 @@
 public import FeedConfig
 public import FeedCore
 public import FeedStore
+import ExecSource
 import Foundation
 
 extension Aggregator {
@@ -143,11 +144,12 @@ extension Aggregator {
             noteLegacyStore(newPath: path)
         }
         guard let configPath else {
-            return order.compactMap { name in
-                stored[name].map {
-                    FeedStatus(name: name, source: $0.source, declared: false, stored: $0, standing: .stored)
-                }
-            }
+            return Self.withPluginStderr(
+                order.compactMap { name in
+                    stored[name].map {
+                        FeedStatus(name: name, source: $0.source, declared: false, stored: $0, standing: .stored)
+                    }
+                }, storePath: path)
         }
         let owner = FeedStore.canonicalConfigPath(configPath)
         var statuses = declared.map {
@@ -166,7 +168,18 @@ extension Aggregator {
             statuses.append(
                 FeedStatus(name: summary.name, source: summary.source, declared: false, stored: summary, standing: standing))
         }
-        return statuses
+        return Self.withPluginStderr(statuses, storePath: path)
+    }
+
+    /// `statuses` with the kept plugin stderr of each exec feed whose last pull failed.
+    static func withPluginStderr(_ statuses: [FeedStatus], storePath: String) -> [FeedStatus] {
+        let log = PluginStderrLog(storePath: storePath)
+        return statuses.map { status in
+            guard status.source == "exec", status.stored?.lastError != nil else { return status }
+            var status = status
+            status.pluginStderr = log.read(feed: status.name)
+            return status
+        }
     }
 }
 

@@ -32,4 +32,7 @@ public struct FeedStatus: Sendable {
     /// Where its credential comes from, by name (`token: ${GITHUB_TOKEN}`), for declared feeds
     /// whose source type takes one.
     public var credential: String? = nil
+    /// For an exec feed whose last pull failed: the standard error of its plugin's last run, as
+    /// kept beside the store (``PluginStderrLog``).
+    public var pluginStderr: String? = nil
 }

@@ -28,7 +28,10 @@ public enum FeedStatusRenderer {
                     stored?.lastPages.map(String.init) ?? "-", stored?.lastRequests.map(String.init) ?? "-",
                     status.credential ?? "-",
                     (stored?.lastError ?? "-")
-                        + (stored?.resumesAtPage.map { " (the next pull resumes at page \($0))" } ?? ""),
+                        + (stored?.resumesAtPage.map { " (the next pull resumes at page \($0))" } ?? "")
+                        + (status.pluginStderr.map {
+                            " (plugin stderr kept (\($0.utf8.count) bytes): `feedagg feeds --format json` shows it)"
+                        } ?? ""),
                 ])
             }
             // Names, sources and errors come from the store (and errors from servers): sanitised.
@@ -76,6 +79,7 @@ public enum FeedStatusRenderer {
             ("last_pages", int(stored?.lastPages)), ("last_requests", int(stored?.lastRequests)),
             ("resumes_at_page", int(stored?.resumesAtPage)),
             ("saved_items_of_interrupted_pull", int(stored?.stagedCount)),
+            ("plugin_stderr", .optionalString(status.pluginStderr)),
         ])
     }
 

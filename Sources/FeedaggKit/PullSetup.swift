@@ -54,7 +54,8 @@ struct PullSetup {
         // `source: exec` feeds: their endpoints run the plugins; every other request goes on.
         var execLog: (@Sendable (String) -> Void)?
         if settings.verbose { execLog = { [console] line in console.error(line) } }
-        let exec = ExecTransport(feeds: feeds, next: transport, log: execLog)
+        let exec = ExecTransport(
+            feeds: feeds, next: transport, log: execLog, stderrLog: PluginStderrLog(storePath: store.path))
         if !exec.isEmpty { transport = exec }
         let progress = PullProgress(totalFeeds: feeds.count)
         var retry = RetryPolicy(

@@ -22,19 +22,39 @@ struct XMLFeedParser {
     static func parse(_ data: Data, encoding: String?, url: URL, limits: FeedDocument.Limits) throws(FeedParseError)
         -> FeedDocument
     {
+        var entries: [FeedEntry] = []
+        let header: FeedDocument.Header
         do {
-            return try data.withUnsafeBytes { bytes in
+            header = try data.withUnsafeBytes { bytes in
                 guard let stream = XMLStream(bytes: bytes, url: url.absoluteString, encoding: encoding) else {
-                    throw FeedParseError("libxml2 cannot read the document (unsupported encoding '\(encoding ?? "")'?)")
+                    throw Self.unsupported(encoding)
                 }
                 var parser = XMLFeedParser(stream: stream, url: url, limits: limits)
-                return try parser.run()
+                return try parser.run { entries.append($0) }
             }
         } catch let error as FeedParseError {
             throw error
         } catch {
             throw FeedParseError("\(error)")
         }
+        return FeedDocument(format: header.format, title: header.title, entries: entries, nextURL: header.nextURL)
+    }
+
+    /// Parses the document `chunks` delivers, handing each entry to `onEntry` as soon as it ends.
+    static func stream(
+        _ chunks: XMLChunkSource, encoding: String?, url: URL, limits: FeedDocument.Limits,
+        onEntry: (FeedEntry) throws(FeedParseError) -> Void
+    ) throws(FeedParseError) -> FeedDocument.Header {
+        guard let stream = XMLStream(chunks: chunks, url: url.absoluteString, encoding: encoding) else {
+            throw chunks.failure ?? Self.unsupported(encoding)
+        }
+        var parser = XMLFeedParser(stream: stream, url: url, limits: limits)
+        return try parser.run(onEntry)
+    }
+
+    /// libxml2 made no reader, most likely for the encoding name.
+    static func unsupported(_ encoding: String?) -> FeedParseError {
+        FeedParseError("libxml2 cannot read the document (unsupported encoding '\(encoding ?? "")'?)")
     }
 
     let stream: XMLStream
@@ -42,7 +62,8 @@ struct XMLFeedParser {
     let limits: FeedDocument.Limits
     var format: FeedDocument.Format?
     var title: String?
-    var entries: [FeedEntry] = []
+    /// How many entries were read (and handed on).
+    var entryCount = 0
     var nextURL: URL?
     /// The feed-level Atom author, inherited by entries without one (RFC 4287 §4.2.1).
     var feedAuthors: [FeedAuthor] = []
@@ -63,12 +84,14 @@ struct XMLFeedParser {
         self.limits = limits
     }
 
-    /// The pass over the whole document.
-    mutating func run() throws(FeedParseError) -> FeedDocument {
+    /// The pass over the whole document; each entry goes to `onEntry` as soon as it ends.
+    mutating func run(_ onEntry: (FeedEntry) throws(FeedParseError) -> Void) throws(FeedParseError)
+        -> FeedDocument.Header
+    {
         while try stream.read() {
             let type = stream.nodeType
             if type == XMLStream.NodeType.endElement {
-                if entry != nil, stream.depth == entryDepth { try finishEntry() }
+                if entry != nil, stream.depth == entryDepth { try finishEntry(onEntry) }
                 continue
             }
             guard type == XMLStream.NodeType.element else { continue }
@@ -97,13 +120,13 @@ struct XMLFeedParser {
                 if format == .rss1, let about = attributes.first(where: { $0.localName == "about" }) {
                     entry?.guid = about.value
                 }
-                if stream.isEmptyElement { try finishEntry() }
+                if stream.isEmptyElement { try finishEntry(onEntry) }
             } else {
                 try readFeedChild(name, namespace, attributes, depth: depth, base: base, format: format)
             }
         }
         guard let format else { throw FeedParseError("the document has no root element") }
-        return FeedDocument(format: format, title: title, entries: entries, nextURL: nextURL)
+        return FeedDocument.Header(format: format, title: title, nextURL: nextURL, entryCount: entryCount)
     }
 
     /// `declared` (an `xml:base` value) resolved against `base`, remembered for the next entry.
@@ -169,17 +192,18 @@ struct XMLFeedParser {
     }
 
     /// Ends the entry being read: the summary falls back to the content, the authors to the feed's.
-    mutating func finishEntry() throws(FeedParseError) {
+    mutating func finishEntry(_ onEntry: (FeedEntry) throws(FeedParseError) -> Void) throws(FeedParseError) {
         guard var finished = entry else { return }
         entry = nil
         if finished.summary == nil { finished.summary = entryContent.flatMap { content in
                 content.withUnsafeBufferPointer { Self.nonEmpty(HTMLText.plainText(bytes: $0)) }
             } }
         if finished.authors.isEmpty { finished.authors = feedAuthors }
-        entries.append(finished)
-        guard entries.count <= limits.maxEntries else {
+        entryCount += 1
+        guard entryCount <= limits.maxEntries else {
             throw FeedParseError("more than \(limits.maxEntries) entries in one document", line: stream.line)
         }
+        try onEntry(finished)
     }
 
     /// Folded text (no whitespace at either end), `nil` when empty: ``ItemText/nonEmpty(_:)``

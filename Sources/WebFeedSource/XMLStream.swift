@@ -55,6 +55,10 @@ final class XMLStream {
     /// The bytes of the text being collected by ``text()``, reused from one call to the next.
     private var scratch: [UInt8] = []
 
+    /// The chunk source of a reader made by ``init(chunks:url:encoding:)``, kept alive as long
+    /// as the C reader that calls it.
+    private let chunks: XMLChunkSource?
+
     /// A reader over `bytes` (which must outlive it); `encoding` overrides the document's own
     /// declaration (a Content-Type charset). `nil` when libxml2 refuses the encoding name.
     init?(bytes: UnsafeRawBufferPointer, url: String, encoding: String?) {
@@ -63,6 +67,30 @@ final class XMLStream {
             let reader = xmlReaderForMemory(base, Int32(clamping: bytes.count), url, encoding, Self.options)
         else { return nil }
         self.reader = reader
+        self.chunks = nil
+        installErrorHandler()
+    }
+
+    /// A reader pulling the document from `chunks` as it goes (libxml2's `xmlReaderForIO`): the
+    /// document is never held whole, so memory stays bounded whatever its size.
+    init?(chunks: XMLChunkSource, url: String, encoding: String?) {
+        _ = Self.initialised
+        let context = Unmanaged.passUnretained(chunks).toOpaque()
+        guard
+            let reader = xmlReaderForIO(
+                { context, buffer, length in
+                    guard let context, let buffer, length > 0 else { return -1 }
+                    let source = Unmanaged<XMLChunkSource>.fromOpaque(context).takeUnretainedValue()
+                    return Int32(source.fill(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
+                }, nil, context, url, encoding, Self.options)
+        else { return nil }
+        self.reader = reader
+        self.chunks = chunks
+        installErrorHandler()
+    }
+
+    /// Routes libxml2's errors for this reader to `errors` (never to stderr).
+    private func installErrorHandler() {
         let box = Unmanaged.passUnretained(errors).toOpaque()
         xmlTextReaderSetStructuredErrorHandler(
             reader,
@@ -82,12 +110,14 @@ final class XMLStream {
     func read() throws(FeedParseError) -> Bool {
         let result = xmlTextReaderRead(reader)
         if result == 1 { return true }
-        if result == 0, errors.message == nil { return false }
+        if result == 0, errors.message == nil, chunks?.failure == nil { return false }
         throw failure()
     }
 
-    /// The error libxml2 reported (or a generic one), as a ``FeedParseError``.
+    /// The error libxml2 reported (or a generic one), as a ``FeedParseError``; a chunk source's
+    /// own failure (a read error, the size limit) comes first.
     func failure() -> FeedParseError {
+        if let failed = chunks?.failure { return failed }
         let message = errors.message ?? "malformed XML"
         let line = errors.line ?? Int(xmlTextReaderGetParserLineNumber(reader))
         return FeedParseError("malformed XML: \(FeedSniffer.printable(message, limit: 200))", line: line > 0 ? line : nil)

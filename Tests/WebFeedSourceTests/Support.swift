@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import WebFeedSource
 
-/// The recorded and written feed documents under `Tests/WebFeedSourceTests/Fixtures/`.
+/// The recorded and hand-written feed documents under `Tests/WebFeedSourceTests/Fixtures/`.
 enum FeedFixtures {
     /// The fixture folder.
     static let folder = RepositoryPaths.root.appendingPathComponent("Tests/WebFeedSourceTests/Fixtures")
@@ -12,8 +12,14 @@ enum FeedFixtures {
     /// Every fixture document with the URL it is parsed as coming from (relative links resolve
     /// against it) and its expected format.
     static let documents: [(file: String, url: String, format: FeedDocument.Format)] = [
-        ("github-releases.atom", "https://github.com/swiftlang/swift-format/releases.atom", .atom),
+        // Real recordings (provenance in Fixtures/README.md).
+        ("github-releases-s3-manager.atom", "https://github.com/bilalcaliskan/s3-manager/releases.atom", .atom),
         ("movabletype-touchnokia.atom", "http://touchnokia.ru/atom.xml", .atom),
+        ("podcast-transistor-oxide.rss", "https://feeds.transistor.fm/oxide-and-friends", .rss2),
+        ("wordpresscom-docuverse.rss", "https://blog.docuverse.com/feed/", .rss2),
+        ("typepad-hrefconsideredharmful.rdf", "http://www.avibryant.com/index.rdf", .rss1),
+        // Written by hand, for what the recordings above do not cover (see Fixtures/README.md).
+        ("github-releases.atom", "https://github.com/swiftlang/swift-format/releases.atom", .atom),
         ("podcast.rss", "https://podcast.example.org/feed.rss", .rss2),
         ("wordpress.rss", "https://workshop.example.net/feed/", .rss2),
         ("jsonfeed-1.1.json", "https://notes.example.com/feed.json", .jsonFeed),
