@@ -13,7 +13,6 @@ enum FeedFixtures {
     /// against it) and its expected format.
     static let documents: [(file: String, url: String, format: FeedDocument.Format)] = [
         // Real recordings (provenance in Fixtures/README.md).
-        ("github-releases-s3-manager.atom", "https://github.com/bilalcaliskan/s3-manager/releases.atom", .atom),
         ("movabletype-touchnokia.atom", "http://touchnokia.ru/atom.xml", .atom),
         ("podcast-transistor-oxide.rss", "https://feeds.transistor.fm/oxide-and-friends", .rss2),
         ("wordpresscom-docuverse.rss", "https://blog.docuverse.com/feed/", .rss2),
