@@ -217,6 +217,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+        // The test harness itself: the throwaway PostgreSQL cluster.
+        .testTarget(name: "FeedaggTestingTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "GitHubStargazersSourceTests",
             dependencies: [
