@@ -3,9 +3,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/release/feedagg
 # libxml2 parses RSS, Atom and RDF (`source: feed`); chromium with its driver and newsboat are the
-# real browser and the real feed reader the serve tests drive.
+# real browser and the real feed reader the serve tests drive; postgresql's server programs are what
+# the tests' throwaway cluster runs (FeedaggTesting's PostgresCluster: initdb into a temporary
+# folder, a free loopback port; a system cluster the package may start on 5432 is not used).
 APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv \
-  chromium chromium-driver newsboat
+  chromium chromium-driver newsboat postgresql
 VENV := .build/venv
 
 .PHONY: deps pytools build release install man demo test bench bench-cpu bench-cpu-run bench-feed bench-feed-run fixtures fuzz clean

@@ -95,16 +95,20 @@ let package = Package(
         // Recorded exchanges (Fixtures/) and the server that replays them.
         .target(name: "FeedReplay", dependencies: ["FeedCore", "LoopbackServer"], swiftSettings: strict),
 
+        // The store interface the application talks to (StoreDriver), its value types and errors,
+        // and the engine-independent parts of the stream order (placement, cursor). Foundation only.
+        .target(name: "FeedStorage", dependencies: ["FeedCore"], swiftSettings: strict),
+
         // SQLite store: items, HTTP cache validators, pull state (GRDB).
         .target(
             name: "FeedStore",
-            dependencies: ["FeedCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FeedCore", "FeedStorage", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
-            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStore"] + sourceModules,
+            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore"] + sourceModules,
             swiftSettings: strict),
 
         // The page `feedagg serve` answers at `/` (server-rendered first page, Mustache template),
@@ -119,7 +123,7 @@ let package = Package(
         .target(
             name: "FeedaggServer",
             dependencies: [
-                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStore", "FeedaggWebPage",
+                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -136,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
+                "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -201,7 +205,9 @@ let package = Package(
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
-            dependencies: ["FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStore", "FeedCore", "CurlHTTP"],
+            dependencies: [
+                "FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStorage", "FeedStore", "FeedCore", "CurlHTTP",
+            ],
             // Expected Atom and JSON Feed documents, read by path (FEEDAGG_UPDATE_GOLDEN=1 rewrites them).
             exclude: ["Golden"],
             swiftSettings: strict),
@@ -217,6 +223,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+        // The test harness itself: the throwaway PostgreSQL cluster.
+        .testTarget(name: "FeedaggTestingTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "GitHubStargazersSourceTests",
             dependencies: [

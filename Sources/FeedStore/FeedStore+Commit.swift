@@ -14,18 +14,6 @@ extension FeedStore {
     ///
     /// New undated items are listed last until ``placeUndatedItems(feedOrder:)`` gives them their
     /// place; ``commit(_:feedOrder:)`` does both.
-    @discardableResult
-    public func commitPull(
-        feed: String, source: String, items: [FeedItem], complete: Bool, stats: PullStats, error: String?,
-        cacheEntries: [HTTPCacheEntry]
-    ) throws -> CommitSummary {
-        try commitPull(
-            FeedPull(
-                feed: feed, source: source, items: items, complete: complete, stats: stats, error: error,
-                cacheEntries: cacheEntries))
-    }
-
-    /// Commits `pull`; see ``commitPull(feed:source:items:complete:stats:error:cacheEntries:)``.
     ///
     /// This is the one-shot form: every item is in `pull`. A pull written page by page goes through
     /// ``beginPull(feed:source:fingerprint:restart:)``, ``stagePage(_:ticket:)`` and
@@ -52,24 +40,6 @@ extension FeedStore {
         }
     }
 
-    /// Records a pull that fetched nothing: the attempt, its error and counters; items stay as they are.
-    public func recordFailure(feed: String, source: String, error: String, stats: PullStats) throws {
-        try commitPull(FeedPull(feed: feed, source: source, items: [], complete: false, stats: stats, error: error))
-    }
-
-    /// Commits every pull (one transaction each, in order), then places new undated items
-    /// relative to the whole stream of `feedOrder` (the feeds' declaration order).
-    ///
-    /// Use this after a pull of several feeds, so undated items are spread through the dated items of
-    /// every feed, exactly as ``UnifiedStream/merge(_:)`` spreads them.
-    @discardableResult
-    public func commit(_ pulls: [FeedPull], feedOrder: [String]) throws -> [CommitSummary] {
-        var summaries: [CommitSummary] = []
-        for pull in pulls { summaries.append(try commitPull(pull)) }
-        try placeUndatedItems(feedOrder: feedOrder)
-        return summaries
-    }
-
     /// Inserts or updates the feed's row; a non-nil `config` becomes its owning configuration.
     static func ensureFeed(_ feed: String, source: String, config: String? = nil, in db: Database) throws {
         try db.execute(
@@ -91,28 +61,11 @@ extension FeedStore {
     /// otherwise both are written visible at once. An item this pull already saw (pages that overlap,
     /// or pages staged before a crash) is skipped: its first occurrence wins.
     /// An item with the values computed from it before the write transaction (outside the lock).
-    struct PreparedItem: Sendable {
-        /// The item as it is stored (without its raw JSON unless the store keeps it).
-        var item: FeedItem
-        /// The digest of the item as it came (raw JSON included).
-        var hash: Int64
-        var dedupKey: String
-        /// The item came without raw JSON: a page rebuilt from the store (a `304`), or a source
-        /// that keeps none.
-        var cameWithoutRaw: Bool
-    }
+    typealias PreparedItem = FeedStorage.PreparedItem
 
-    /// Digests and dedup keys of `items`: pure CPU work, done before taking the write lock so that
-    /// writers of other feeds are not kept waiting on it. Without `keepRaw`, the raw JSON is dropped
-    /// here, after the digest is taken from the item as it came.
+    /// Digests and dedup keys of `items`, before taking the write lock; see ``PreparedItem/prepare(_:source:keepRaw:)``.
     static func prepare(_ items: [FeedItem], source: String, keepRaw: Bool = true) -> [PreparedItem] {
-        items.map { item in
-            var stored = item
-            if !keepRaw { stored.raw = nil }
-            return PreparedItem(
-                item: stored, hash: item.contentDigest, dedupKey: UnifiedStream.dedupKey(item, source: source),
-                cameWithoutRaw: item.raw == nil)
-        }
+        PreparedItem.prepare(items, source: source, keepRaw: keepRaw)
     }
 
     /// Whether the stored row of `feed`/`id` holds exactly `item`'s mapped fields: how an item

@@ -1,3 +1,4 @@
+@_exported public import FeedStorage
 public import Foundation
 import GRDB
 import FeedCore
@@ -22,7 +23,10 @@ import FeedCore
 ///
 /// Methods are synchronous and may block on SQLite I/O and on the lock; they are safe to call from
 /// any thread or task.
-public final class FeedStore: Sendable {
+public final class FeedStore: StoreDriver {
+    /// The store file's path (``StoreDriver/location``).
+    public var location: String { path }
+
     /// The store file's path.
     public let path: String
     let pool: DatabasePool

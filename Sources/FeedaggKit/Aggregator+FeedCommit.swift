@@ -8,7 +8,7 @@ extension Aggregator {
     /// Pulls one feed into the store page by page: claims it (or continues an interrupted pull of
     /// it), stages every page as the engine accepts it, then commits the feed in one transaction.
     static func pullAndCommit(
-        _ feed: Feed, engine: FeedEngine, store: FeedStore, restart: Bool, retain: Bool, quiet: Bool,
+        _ feed: Feed, engine: FeedEngine, store: any StoreDriver, restart: Bool, retain: Bool, quiet: Bool,
         console: Console, progress: PullProgress? = nil, config: String? = nil
     ) async -> (FeedResult, Result<CommitSummary, StoreError>) {
         let fingerprint = [
@@ -23,7 +23,7 @@ extension Aggregator {
             }
         } catch {
             let failure = error as? StoreError
-                ?? StoreError(kind: .database, path: store.path, operation: "begin", detail: "\(error)")
+                ?? StoreError(kind: .database, path: store.location, operation: "begin", detail: "\(error)")
             let result = FeedResult(
                 feed: feed.name, source: feed.source.typeName, items: [], pages: 0, requests: 0,
                 error: FeedError(feed: feed.name, url: nil, page: nil, reason: .notSaved(failure.description)),
@@ -85,7 +85,7 @@ extension Aggregator {
         } catch {
             commit = .failure(
                 error as? StoreError
-                    ?? StoreError(kind: .database, path: store.path, operation: "commit", detail: "\(error)"))
+                    ?? StoreError(kind: .database, path: store.location, operation: "commit", detail: "\(error)"))
         }
         report(result, commit: commit, saveTime: ContinuousClock.now - saving, quiet: quiet, on: console)
         return (result, commit)

@@ -8,7 +8,7 @@ extension Aggregator {
     /// a limited pull (``FeedPull/limited``: no cache entries, not complete, no baseline for the next
     /// pull) and prints one line per feed.
     func pullNewest(
-        _ limit: Int, feeds: [Feed], declared: [String], engine: FeedEngine, store: FeedStore,
+        _ limit: Int, feeds: [Feed], declared: [String], engine: FeedEngine, store: any StoreDriver,
         settings: PullSettings, progress: PullProgress
     ) async throws -> PullReport {
         let console = self.console
@@ -55,7 +55,7 @@ extension Aggregator {
             } catch {
                 commit = .failure(
                     error as? StoreError
-                        ?? StoreError(kind: .database, path: store.path, operation: "commit", detail: "\(error)"))
+                        ?? StoreError(kind: .database, path: store.location, operation: "commit", detail: "\(error)"))
             }
             switch commit {
             case .success(let summary): commits[result.feed] = summary
@@ -86,7 +86,7 @@ extension Aggregator {
             }
         }
         var report = PullReport(
-            results: kept.map(\.result), commits: commits, storeFailures: failures, page: page, storePath: store.path,
+            results: kept.map(\.result), commits: commits, storeFailures: failures, page: page, storePath: store.location,
             newest: NewestItems(limit: limit, entries: dated, feeds: kept))
         report.streamFeeds = declared
         return report

@@ -13,7 +13,7 @@ extension Aggregator {
     ///
     /// - Parameter restart: Start every feed from page 1 even where a stored pull was interrupted.
     func pullFeeds(
-        _ feeds: [Feed], setup: PullSetup, store: FeedStore, settings: PullSettings, restart: Bool
+        _ feeds: [Feed], setup: PullSetup, store: any StoreDriver, settings: PullSettings, restart: Bool
     ) async -> [FeedOutcome] {
         let engine = setup.engine
         let progress = setup.progress
@@ -52,7 +52,7 @@ extension Aggregator {
     /// The pull's report: each feed's commit or store failure, and the requested page of the
     /// unified stream read back from the store (in the order the feeds are declared).
     func makeReport(
-        _ outcomes: [FeedOutcome], declared: [String], store: FeedStore, settings: PullSettings
+        _ outcomes: [FeedOutcome], declared: [String], store: any StoreDriver, settings: PullSettings
     ) async throws -> PullReport {
         var commits: [String: CommitSummary] = [:]
         var failures: [String: StoreError] = [:]
@@ -68,7 +68,7 @@ extension Aggregator {
         }
         var report = PullReport(
             results: outcomes.map(\.result), commits: commits, storeFailures: failures, page: page,
-            storePath: store.path)
+            storePath: store.location)
         report.streamFeeds = declared
         return report
     }

@@ -13,7 +13,7 @@ extension Aggregator {
     }
 
     /// Opens an existing store for reading commands; a missing file is a clear error, not a new store.
-    func openExistingStore(_ location: StoreLocation, config: String?) throws -> FeedStore {
+    func openExistingStore(_ location: StoreLocation, config: String?) throws -> any StoreDriver {
         let (path, _) = try location.resolve(environment: environment, config: config)
         guard FileManager.default.fileExists(atPath: path) else {
             if location == .standard { noteLegacyStore(newPath: path) }
@@ -76,7 +76,7 @@ extension Aggregator {
 
     /// Checks `settings` against feeds.yaml and opens the store: the feeds and sources to list.
     private func openListing(_ settings: ShowSettings) throws
-        -> (store: FeedStore, feeds: [String], sources: [String]?, cursor: StreamCursor?)
+        -> (store: any StoreDriver, feeds: [String], sources: [String]?, cursor: StreamCursor?)
     {
         let cursor = try settings.after.map(StreamCursor.init)
         let types = registry.descriptors.map(\.typeName)
@@ -87,7 +87,7 @@ extension Aggregator {
                     + ["source types: \(types.joined(separator: ", "))"])
         }
         let names: [String]
-        let store: FeedStore
+        let store: any StoreDriver
         if let configPath = settings.configPath {
             names = try settings.declaredFeeds ?? declaredFeeds(configPath: configPath).map(\.name)
             try checkFeedNames(settings.feeds, in: names, origin: configPath)
@@ -96,7 +96,7 @@ extension Aggregator {
             store = try openExistingStore(settings.store, config: nil)
             do {
                 names = try store.feedNames()
-                try checkFeedNames(settings.feeds, in: names, origin: store.path)
+                try checkFeedNames(settings.feeds, in: names, origin: store.location)
             } catch {
                 try? store.close()
                 throw error

@@ -53,7 +53,7 @@ public struct Aggregator: Sendable {
     /// error naming it (a typo should not scatter stores).
     ///
     /// - Parameter keepRaw: Whether commits store the items' original JSON (the `keep_raw` setting).
-    public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (FeedStore, URL?) {
+    public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (any StoreDriver, URL?) {
         let (path, temporary) = try location.resolve(environment: environment, config: config)
         if case .file = location {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -119,7 +119,7 @@ public struct Aggregator: Sendable {
     /// up the engine, runs the feeds and reads the page back. `declaredFeeds` are built with their
     /// own base URLs (the real origins).
     private func runPull(
-        _ settings: PullSettings, document: FeedsDocument, declaredFeeds: [Feed], store: FeedStore,
+        _ settings: PullSettings, document: FeedsDocument, declaredFeeds: [Feed], store: any StoreDriver,
         replay: ReplayServer?
     ) async throws -> PullReport {
         let override = replay?.baseURL ?? settings.baseURLOverride

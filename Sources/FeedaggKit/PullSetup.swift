@@ -27,7 +27,7 @@ struct PullSetup {
     ///   - override: The origin every feed is sent to instead of its base URL (a replay server, `--base-url`).
     init(
         _ settings: PullSettings, config: FeedsDocument.Settings, feeds: [Feed], declaredFeeds: [Feed],
-        override: URL?, store: FeedStore, replay: ReplayServer?, console: Console, environment: [String: String]
+        override: URL?, store: any StoreDriver, replay: ReplayServer?, console: Console, environment: [String: String]
     ) {
         let client = CurlClient(
             configuration: CurlClient.Configuration(

@@ -20,7 +20,7 @@ final class StorePageSink: PageSink, Sendable {
         var failure: StoreError?
     }
 
-    let store: FeedStore
+    let store: any StoreDriver
     let ticket: PullTicket
     /// Keep the items too (``PullSettings/retainItems``).
     let retain: Bool
@@ -31,7 +31,7 @@ final class StorePageSink: PageSink, Sendable {
     /// Told of every page written (for the line a Ctrl-C prints).
     let progress: PullProgress?
 
-    init(store: FeedStore, ticket: PullTicket, retain: Bool, maxPending: Int = 4, progress: PullProgress? = nil) {
+    init(store: any StoreDriver, ticket: PullTicket, retain: Bool, maxPending: Int = 4, progress: PullProgress? = nil) {
         self.store = store
         self.ticket = ticket
         self.retain = retain
@@ -84,7 +84,7 @@ final class StorePageSink: PageSink, Sendable {
         } catch {
             let failure =
                 error as? StoreError
-                ?? StoreError(kind: .database, path: store.path, operation: "save a page", detail: "\(error)")
+                ?? StoreError(kind: .database, path: store.location, operation: "save a page", detail: "\(error)")
             pipeline.withLock { $0.failure = $0.failure ?? failure }
         }
     }

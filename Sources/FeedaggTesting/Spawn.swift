@@ -118,7 +118,7 @@ struct SpawnedChild {
 
     /// A pipe whose both ends are close-on-exec from the start (`pipe2(O_CLOEXEC)`), so a child
     /// spawned meanwhile by another thread never inherits it.
-    private static func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 {
+    static func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 {
         guard let pipe2 else { return -1 }
         return fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress!, O_CLOEXEC) }
     }

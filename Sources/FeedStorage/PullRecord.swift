@@ -179,4 +179,27 @@ public struct FeedSummary: Sendable, Hashable {
     /// The absolute path of the configuration that last pulled the feed (its owner); `nil` when a
     /// feedagg older than schema v4 wrote it.
     public var config: String? = nil
+
+    /// Creates a summary (engines do).
+    public init(
+        name: String, source: String, itemCount: Int, missingCount: Int, lastAttemptAt: Date? = nil,
+        lastSuccessAt: Date? = nil, lastError: String? = nil, lastPages: Int? = nil, lastRequests: Int? = nil,
+        lastItems: Int? = nil, pageCount: Int? = nil,
+        resumesAtPage: Int? = nil, stagedCount: Int = 0, config: String? = nil
+    ) {
+        self.name = name
+        self.source = source
+        self.itemCount = itemCount
+        self.missingCount = missingCount
+        self.lastAttemptAt = lastAttemptAt
+        self.lastSuccessAt = lastSuccessAt
+        self.lastError = lastError
+        self.lastPages = lastPages
+        self.lastRequests = lastRequests
+        self.lastItems = lastItems
+        self.pageCount = pageCount
+        self.resumesAtPage = resumesAtPage
+        self.stagedCount = stagedCount
+        self.config = config
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 
-/// Why a store operation failed, with the store's path and what was being done.
+/// Why a store operation failed, with the store's location (a file path, or a PostgreSQL URL with
+/// its password redacted) and what was being done.
 ///
 /// Match on ``kind`` (`error.kind == .locked`); the description is one line meant for a user.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -25,7 +25,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
         /// Another connection (usually another feedagg process) held the write lock for longer than the busy timeout.
         public static let locked = Kind(.locked)
-        /// The file or its directory could not be created or opened.
+        /// The file or its directory could not be created or opened, or the PostgreSQL server could not be reached.
         public static let cannotOpen = Kind(.cannotOpen)
         /// The file was migrated by a newer feedagg whose schema this one does not know.
         public static let schemaTooNew = Kind(.schemaTooNew)
@@ -35,7 +35,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let invalidCursor = Kind(.invalidCursor)
         /// Neither `XDG_DATA_HOME` nor `HOME` says where the default store lives.
         public static let noDefaultLocation = Kind(.noDefaultLocation)
-        /// Any other SQLite failure.
+        /// Any other database failure (SQLite or PostgreSQL).
         public static let database = Kind(.database)
         /// Another process took over a feed's pull from this one (presumed dead).
         public static let claimLost = Kind(.claimLost)
@@ -48,7 +48,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     /// The kind of failure.
     public var kind: Kind
-    /// The store file's path (empty when no path is involved).
+    /// The store file's path or the redacted PostgreSQL URL (empty when no store is involved).
     public var path: String
     /// What the store was doing, e.g. `commit feed 'repos'`.
     public var operation: String
@@ -83,26 +83,5 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         default:
             return "store \(path): \(operation) failed: \(detail)"
         }
-    }
-}
-
-extension StoreError {
-    /// Maps any error thrown while `operation` ran on the store at `path` to a ``StoreError``.
-    static func wrapping(_ error: any Error, path: String, operation: String) -> StoreError {
-        if let error = error as? StoreError { return error }
-        if let error = error as? DatabaseError {
-            let detail = error.message ?? "\(error.resultCode)"
-            switch error.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return StoreError(kind: .locked, path: path, operation: operation, detail: "SQLite: \(detail)")
-            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return StoreError(kind: .damaged, path: path, operation: operation, detail: "SQLite: \(detail)")
-            default:
-                return StoreError(
-                    kind: .database, path: path, operation: operation,
-                    detail: "SQLite error \(error.extendedResultCode.rawValue): \(detail)")
-            }
-        }
-        return StoreError(kind: .database, path: path, operation: operation, detail: String(describing: error))
     }
 }

@@ -1,0 +1,145 @@
+public import FeedCore
+public import Foundation
+
+/// The store the application talks to: every item ever pulled, each feed's pull state and claims, and
+/// the HTTP cache. Two engines implement it with the same semantics: `FeedStore` (SQLite through GRDB,
+/// the embedded default) and, per issue 13, a PostgreSQL engine.
+///
+/// What every engine guarantees:
+/// - **Per-feed atomic commits.** ``commitPull(_:)`` and ``finishPull(_:ticket:keepResume:)`` write one
+///   feed's pull in one transaction: a crash leaves the feed before or fully after it.
+/// - **Page staging and resume.** ``beginPull(feed:source:fingerprint:restart:owner:config:)`` claims a
+///   feed; ``stagePage(_:ticket:)`` writes a page invisibly with the point a later pull resumes from;
+///   ``finishPull(_:ticket:keepResume:)`` reveals the whole pull at once.
+/// - **Claims.** A feed claimed by another live process is ``PullStart/busy(_:)``; a claim whose
+///   holder died is taken over, and the dead holder's next ``stagePage(_:ticket:)`` fails with
+///   ``StoreError/Kind/claimLost``.
+/// - **Provenance.** Items are keyed by (feed, id); an item several feeds carry (same dedup key) is
+///   stored once per feed and shown once in the stream, listing every feed carrying it.
+/// - **Write-time stream order** and the **stable cursor**: the order of ``StreamCursor`` (placed
+///   first, sort key descending, feed rank, feed position, feed, id), with undated items placed by
+///   ``UndatedPlacement``; a cursor token written by one engine reads the same on the other.
+///
+/// Methods are synchronous and may block on I/O; they are safe to call from any thread or task, but
+/// callers on Swift's cooperative pool or an event loop should hop off it for long work.
+public protocol StoreDriver: AnyObject, Sendable {
+    /// Where the store is, for messages: the SQLite file's path, or the PostgreSQL URL with its password
+    /// redacted. Never carries a secret.
+    var location: String { get }
+    /// Whether commits store each item's original JSON (``FeedItem/raw``).
+    var keepRaw: Bool { get }
+
+    /// Commits one feed's pull (every item in `pull`) in one transaction.
+    @discardableResult
+    func commitPull(_ pull: FeedPull) throws -> CommitSummary
+    /// Gives every unplaced undated item of the feeds in `feedOrder` its fixed sort key
+    /// (``UndatedPlacement``); returns how many were placed.
+    @discardableResult
+    func placeUndatedItems(feedOrder: [String]) throws -> Int
+
+    /// Claims `feed` for a pull written page by page and says where it begins (fresh, resumed, or
+    /// busy with another live process). A non-nil `config` is recorded as the feed's owner.
+    func beginPull(
+        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner, config: String?
+    ) throws -> PullStart
+    /// Writes one accepted page of the pull `ticket` holds, invisible until ``finishPull(_:ticket:keepResume:)``.
+    @discardableResult
+    func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary
+    /// Ends the pull `ticket` holds, revealing everything it staged, in one transaction.
+    @discardableResult
+    func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary
+    /// The checkpoint of `feed`, if a pull of it is unfinished: where it resumes and who holds it.
+    func checkpoint(feed: String) throws -> (resume: ResumePoint?, owner: PullOwner?, pages: Int)?
+
+    /// The remembered response for `url` (redacted, as it was stored), or `nil`.
+    func cachedResponse(for url: String) throws -> HTTPCacheEntry?
+    /// The page `summary` describes, rebuilt from the stored items of `feed`; `nil` when one is gone.
+    func rebuildPage(_ summary: StoredPageSummary, feed: String) throws -> DecodedPage?
+    /// The incremental baseline of `feed`, or `nil` when its last pull failed, was limited, or was of
+    /// another source type.
+    func baseline(for feed: String, source: String) throws -> IncrementalBaseline?
+    /// The content digest of every visible item of `feed`, by id.
+    func storedDigests(for feed: String) throws -> StoredDigests
+    /// The newest `updated` date among the visible items of `feed`.
+    func newestUpdate(for feed: String) throws -> Date?
+    /// Pages the feed's last successful pull read; `nil` when it never succeeded.
+    func previousPageCount(feed: String) throws -> Int?
+
+    /// Every stored feed with its item count and last pull, by name.
+    func feedSummaries() throws -> [FeedSummary]
+    /// Every stored feed's name, sorted.
+    func feedNames() throws -> [String]
+    /// Records `config` as the owner of the stored feeds among `feeds`.
+    func assignOwner(_ config: String, feeds: [String]) throws
+    /// Deletes exactly the feeds named (those stored) with their items and cache, in one transaction.
+    @discardableResult
+    func delete(feeds: [String]) throws -> (feeds: Int, items: Int)
+    /// Deletes every feed not in `feeds`, in one transaction.
+    @discardableResult
+    func prune(keeping feeds: [String]) throws -> (feeds: Int, items: Int)
+
+    /// Entries after `cursor` (from the top when `nil`), at most `limit`.
+    func stream(feeds: [String], sources: [String]?, after cursor: StreamCursor?, limit: Int) throws -> StoredStreamPage
+    /// Page `page` (1-based) of the stream, `perPage` entries per page.
+    func stream(feeds: [String], sources: [String]?, page: Int, perPage: Int) throws -> StoredStreamPage
+    /// When the store first saw each of `items`; items not stored (or staged) are absent.
+    func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
+
+    /// The names of the applied schema migrations, oldest first.
+    func schemaVersions() throws -> [String]
+    /// Closes the store's connections; any later call fails.
+    func close() throws
+}
+
+extension StoreDriver {
+    /// Commits a one-shot pull; see ``commitPull(_:)``.
+    @discardableResult
+    public func commitPull(
+        feed: String, source: String, items: [FeedItem], complete: Bool, stats: PullStats, error: String?,
+        cacheEntries: [HTTPCacheEntry]
+    ) throws -> CommitSummary {
+        try commitPull(
+            FeedPull(
+                feed: feed, source: source, items: items, complete: complete, stats: stats, error: error,
+                cacheEntries: cacheEntries))
+    }
+
+    /// Records a pull that fetched nothing: the attempt, its error and counters; items stay as they are.
+    public func recordFailure(feed: String, source: String, error: String, stats: PullStats) throws {
+        try commitPull(FeedPull(feed: feed, source: source, items: [], complete: false, stats: stats, error: error))
+    }
+
+    /// Commits every pull (one transaction each, in order), then places new undated items relative to
+    /// the whole stream of `feedOrder`.
+    @discardableResult
+    public func commit(_ pulls: [FeedPull], feedOrder: [String]) throws -> [CommitSummary] {
+        var summaries: [CommitSummary] = []
+        for pull in pulls { summaries.append(try commitPull(pull)) }
+        try placeUndatedItems(feedOrder: feedOrder)
+        return summaries
+    }
+
+    /// ``beginPull(feed:source:fingerprint:restart:owner:config:)`` for this process, without an owner.
+    public func beginPull(
+        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner = .current
+    ) throws -> PullStart {
+        try beginPull(feed: feed, source: source, fingerprint: fingerprint, restart: restart, owner: owner, config: nil)
+    }
+
+    /// ``beginPull(feed:source:fingerprint:restart:owner:config:)`` for this process.
+    public func beginPull(
+        feed: String, source: String, fingerprint: String, restart: Bool, config: String?
+    ) throws -> PullStart {
+        try beginPull(feed: feed, source: source, fingerprint: fingerprint, restart: restart, owner: .current, config: config)
+    }
+
+    /// ``stream(feeds:sources:after:limit:)`` of every source type.
+    public func stream(feeds: [String], after cursor: StreamCursor? = nil, limit: Int) throws -> StoredStreamPage {
+        try stream(feeds: feeds, sources: nil, after: cursor, limit: limit)
+    }
+
+    /// ``stream(feeds:sources:page:perPage:)`` of every source type.
+    public func stream(feeds: [String], page: Int, perPage: Int) throws -> StoredStreamPage {
+        try stream(feeds: feeds, sources: nil, page: page, perPage: perPage)
+    }
+}
