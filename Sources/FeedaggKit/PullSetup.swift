@@ -55,7 +55,7 @@ struct PullSetup {
         var execLog: (@Sendable (String) -> Void)?
         if settings.verbose { execLog = { [console] line in console.error(line) } }
         let exec = ExecTransport(
-            feeds: feeds, next: transport, log: execLog, stderrLog: PluginStderrLog(storePath: store.path))
+            feeds: feeds, next: transport, log: execLog, stderrLog: PluginStderrLog(storePath: store.location))
         if !exec.isEmpty { transport = exec }
         let progress = PullProgress(totalFeeds: feeds.count)
         var retry = RetryPolicy(
