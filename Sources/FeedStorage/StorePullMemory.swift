@@ -65,41 +65,31 @@ public struct StorePullMemory: PullMemory {
     /// ``StoreDriver/baseline(for:source:)``.
     public func baseline(for feed: String) -> IncrementalBaseline? {
         guard let source = sources[feed] else { return nil }
-        do {
-            return try store.baseline(for: feed, source: source)
-        } catch {
-            report(error)
-            return nil
-        }
+        return read { try store.baseline(for: feed, source: source) }
     }
 
     /// ``StoreDriver/storedDigests(for:)``.
     public func storedDigests(for feed: String) -> StoredDigests? {
         guard sources[feed] != nil else { return nil }
-        do {
-            return try store.storedDigests(for: feed)
-        } catch {
-            report(error)
-            return nil
-        }
+        return read { try store.storedDigests(for: feed) }
     }
 
     /// ``StoreDriver/newestUpdate(for:)``.
     public func newestUpdate(for feed: String) -> Date? {
         guard sources[feed] != nil else { return nil }
-        do {
-            return try store.newestUpdate(for: feed)
-        } catch {
-            report(error)
-            return nil
-        }
+        return read { try store.newestUpdate(for: feed) }
     }
 
     /// The page count of the feed's last complete walk (kept after a failed pull).
     public func knownPageCount(for feed: String) -> Int? {
         guard sources[feed] != nil else { return nil }
+        return read { try store.previousPageCount(feed: feed) }
+    }
+
+    /// `body`'s answer, or `nil` after reporting the error it threw.
+    private func read<Value>(_ body: () throws -> Value?) -> Value? {
         do {
-            return try store.previousPageCount(feed: feed)
+            return try body()
         } catch {
             report(error)
             return nil
