@@ -9,8 +9,10 @@ public struct PrunePlan: Sendable {
     public var otherConfigs: [(name: String, config: String)] = []
     /// Feeds whose owner is unknown (stored before feedagg recorded owners): kept unless asked.
     public var unowned: [(name: String, items: Int)] = []
-    /// The store's path.
+    /// The store's path (a PostgreSQL URL redacted).
     public var storePath: String = ""
+    /// The store.
+    public var store: StoreLocation = .standard
 }
 
 extension Aggregator {
@@ -22,12 +24,17 @@ extension Aggregator {
     {
         let declared = Set(try declaredFeeds(configPath: configPath).map(\.name))
         let (path, _) = try location.resolve(environment: environment, config: configPath)
-        var plan = PrunePlan(storePath: path)
-        guard FileManager.default.fileExists(atPath: path) else {
-            if location == .standard { noteLegacyStore(newPath: path) }
-            return plan
+        var plan = PrunePlan(storePath: path, store: location)
+        let store: any StoreDriver
+        if case .postgres(let text) = location {
+            store = try openPostgres(text)
+        } else {
+            guard FileManager.default.fileExists(atPath: path) else {
+                if location == .standard { noteLegacyStore(newPath: path) }
+                return plan
+            }
+            store = try FeedStore.open(path: path)
         }
-        let store = try FeedStore.open(path: path)
         defer { try? store.close() }
         let owner = FeedStore.canonicalConfigPath(configPath)
         for summary in try store.feedSummaries() where !declared.contains(summary.name) {
@@ -44,7 +51,8 @@ extension Aggregator {
     /// Deletes the feeds `plan` dooms (with their items and cache), in one transaction.
     public func prune(_ plan: PrunePlan) throws {
         guard !plan.doomed.isEmpty else { return }
-        let store = try FeedStore.open(path: plan.storePath)
+        let store: any StoreDriver =
+            if case .postgres(let text) = plan.store { try openPostgres(text) } else { try FeedStore.open(path: plan.storePath) }
         defer { try? store.close() }
         try store.delete(feeds: plan.doomed.map(\.name))
     }
