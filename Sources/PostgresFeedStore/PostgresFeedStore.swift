@@ -117,9 +117,13 @@ public final class PostgresFeedStore: StoreDriver {
     }
 
     /// Closes the pool; any later call fails.
+    ///
+    /// The pool's shutdown (cancelling ``runner`` forces every connection closed) is not waited
+    /// for: callers are often on Swift's cooperative pool, and PostgresNIO's shutdown resumes timer
+    /// tasks through that pool, so a caller blocking a pool thread until it ends could wait forever
+    /// on a 2-core machine. The connections close on their own a moment later.
     public func close() throws {
         runner.cancel()
-        _ = try? bridge.wait { [runner] in await runner.value }
     }
 
     // MARK: - Error-mapping access

@@ -5,6 +5,7 @@ import FeedaggTesting
 import Foundation
 import PostgresFeedStore
 import Synchronization
+import Testing
 
 /// The engines every conformance test runs against.
 enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -65,7 +66,7 @@ func item(_ id: String, url: String? = nil, day: Int? = nil, title: String? = ni
 }
 
 /// A successful, complete pull of `items`.
-func pull(_ feed: String, _ source: String = "test.items", _ items: [FeedItem], cache: [HTTPCacheEntry] = []) -> FeedPull {
+func pull(_ feed: String, _ items: [FeedItem], source: String = "test.items", cache: [HTTPCacheEntry] = []) -> FeedPull {
     FeedPull(
         feed: feed, source: source, items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
         cacheEntries: cache)
