@@ -14,7 +14,8 @@ extension Aggregator {
 
     /// Opens an existing store for reading commands; a missing file is a clear error, not a new store.
     func openExistingStore(_ location: StoreLocation, config: String?) throws -> any StoreDriver {
-        if case .postgres(let text) = location { return try openPostgres(text) }
+        let location = configuredLocation(location, config: config)
+        if case .postgres(let text) = location { return try openPostgres(text, config: config) }
         let (path, _) = try location.resolve(environment: environment, config: config)
         guard FileManager.default.fileExists(atPath: path) else {
             if location == .standard { noteLegacyStore(newPath: path) }
@@ -133,11 +134,12 @@ extension Aggregator {
     public func feedStatuses(
         declared: [FeedDeclaration], configPath: String?, store location: StoreLocation
     ) throws -> [FeedStatus] {
+        let location = configuredLocation(location, config: configPath)
         let (path, _) = try location.resolve(environment: environment, config: configPath)
         var stored: [String: FeedSummary] = [:]
         var order: [String] = []
         if case .postgres(let text) = location {
-            let store = try openPostgres(text)
+            let store = try openPostgres(text, config: configPath)
             defer { try? store.close() }
             for summary in try store.feedSummaries() { stored[summary.name] = summary }
             order = try store.feedNames()

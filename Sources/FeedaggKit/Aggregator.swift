@@ -54,8 +54,9 @@ public struct Aggregator: Sendable {
     ///
     /// - Parameter keepRaw: Whether commits store the items' original JSON (the `keep_raw` setting).
     public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (any StoreDriver, URL?) {
+        let location = configuredLocation(location, config: config)
         if case .postgres(let text) = location {
-            return (try openPostgres(text, keepRaw: keepRaw), nil)
+            return (try openPostgres(text, config: config, keepRaw: keepRaw), nil)
         }
         let (path, temporary) = try location.resolve(environment: environment, config: config)
         if case .file = location {

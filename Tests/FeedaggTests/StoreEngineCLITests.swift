@@ -169,6 +169,49 @@ struct StoreEngineCLITests {
         try await server.shutdown()
     }
 
+    @Test("`settings: store:` names the store without --db: a PostgreSQL URL with store_password_file, or a SQLite path beside feeds.yaml")
+    func storeSetting() async throws {
+        let (_, server, folder) = try await scene(["/orgs/one/repos": VersionedAPI.records(1...12)])
+        defer { folder.remove() }
+        let cluster = try await PostgresCluster.shared()
+        let role = try await cluster.createRole()
+        let database = try await cluster.createDatabase("setting", owner: role)
+        let passwordFile = try folder.write("db-password", role.password + "\n")
+        let feed = reposFeed("one", org: "one", base: server.baseURL)
+        // The URL carries no password: it comes from the file (mode 600, token_file's rules).
+        let yaml = "settings:\n  store: \(database.url)\n  store_password_file: db-password\n" + feedsYAML(feed)
+        let config = try folder.write("feeds.yaml", yaml)
+        chmod(passwordFile.path, 0o644)
+        let refused = try await TestBinary.runFeedagg(["pull", "--config", config.path, "-q"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("store_password_file") && refused.stderr.contains("feeds.yaml:3"), "\(refused.stderr)")
+        chmod(passwordFile.path, 0o600)
+        var environment = TestBinary.cleanEnvironment
+        environment["HOME"] = folder.path("home")
+        environment["XDG_DATA_HOME"] = folder.path("data")
+        let pulled = try await TestBinary.runFeedagg(["pull", "--config", config.path, "-q"], environment: environment)
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        let listed = try await TestBinary.runFeedagg(["feeds", "--config", config.path, "--format", "json"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout.contains("\"one\""), "\(listed.stderr)")
+        let shown = try await TestBinary.runFeedagg(["show", "--config", config.path, "--format", "json"], environment: environment)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        for output in [refused, pulled, listed, shown] {
+            #expect(!output.stdout.contains(role.password) && !output.stderr.contains(role.password))
+        }
+        // The items are in the database, and no SQLite store was made.
+        let store = try PostgresFeedStore.open(url: PostgresURL(cluster.url(database: database.name, role: role, includingPassword: true)))
+        defer { try? store.close() }
+        #expect(try store.feedSummaries().first?.itemCount == 12)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("data/feedagg")))
+        // --db still wins over the setting; a relative SQLite path is beside feeds.yaml.
+        let sqliteConfig = try folder.write("sqlite.yaml", "settings:\n  store: stores/feeds.sqlite\n" + feedsYAML(feed))
+        try FileManager.default.createDirectory(atPath: folder.path("stores"), withIntermediateDirectories: true)
+        let local = try await TestBinary.runFeedagg(["pull", "--config", sqliteConfig.path, "-q"], environment: environment)
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("stores/feeds.sqlite")))
+        try await server.shutdown()
+    }
+
     @Test("two processes opening one fresh PostgreSQL database at once both succeed; it is migrated once")
     func concurrentMigration() async throws {
         let folder = try TemporaryFolder("feedagg-pg-migrate")
