@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -105,10 +106,21 @@ let package = Package(
             dependencies: ["FeedCore", "FeedStorage", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
+        // The PostgreSQL store: the same interface on PostgresNIO's PostgresClient pool (no ORM).
+        .target(
+            name: "PostgresFeedStore",
+            dependencies: [
+                "FeedCore", "FeedStorage", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
-            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore"] + sourceModules,
+            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore", "PostgresFeedStore"]
+                + sourceModules,
             swiftSettings: strict),
 
         // The page `feedagg serve` answers at `/` (server-rendered first page, Mustache template),
@@ -140,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
+                "FeedaggKit", "FeedStorage", "FeedStore", "PostgresFeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -203,10 +215,16 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
+        // One suite run against both store engines (SQLite, and PostgreSQL in a throwaway cluster).
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["FeedStorage", "FeedStore", "PostgresFeedStore", "FeedCore", "FeedaggTesting"],
+            swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
             dependencies: [
-                "FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStorage", "FeedStore", "FeedCore", "CurlHTTP",
+                "FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStorage", "FeedStore", "PostgresFeedStore", "FeedCore",
+                "CurlHTTP",
             ],
             // Expected Atom and JSON Feed documents, read by path (FEEDAGG_UPDATE_GOLDEN=1 rewrites them).
             exclude: ["Golden"],

@@ -51,11 +51,17 @@ public struct FeedsDocument: Sendable {
         /// `interval`: seconds between two pulls of a feed by `feedagg serve`, for feeds that give
         /// none of their own (``PullInterval``).
         public var interval: Double = PullInterval.standard
+        /// `store`: where this configuration's store is when neither `--db` nor `FEEDAGG_DB` says: a
+        /// SQLite file (relative to feeds.yaml's folder) or a `postgres://` URL (`${VAR}` expanded).
+        public var store: String?
+        /// `store_password_file`: the PostgreSQL password, read from a file only its owner can read
+        /// (the `token_file` rules). Never printed.
+        public var storePassword: String?
 
         /// The accepted keys, sorted.
         public static let keys = [
             "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
-            "timeout", "user_agent",
+            "store", "store_password_file", "timeout", "user_agent",
         ]
         /// The range of `retries`.
         public static let retriesRange = 0...10

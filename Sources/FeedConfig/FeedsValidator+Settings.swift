@@ -69,9 +69,14 @@ extension FeedsValidator {
                     key, "unknown setting '\(key.scalar ?? "")'", candidates: FeedsDocument.Settings.keys,
                     listing: "known settings"))
         }
-        let parameters = FeedParameters(node: node, defaults: nil, feedName: "settings", sourceType: "settings")
         var found: [ConfigError] = []
         defer { errors += found }
+        // `store_password_file: PATH` becomes `store_password: <the file's text>` (token_file's rules).
+        let resolved =
+            Self.collecting(&found) {
+                try secretFiles.resolve(node, fileKeys: ["store_password_file": "store_password"])
+            } ?? node
+        let parameters = FeedParameters(node: resolved, defaults: nil, feedName: "settings", sourceType: "settings")
         let range = FeedsDocument.Settings.concurrencyRange
         func attempt<T>(_ body: () throws -> T?) -> T? { Self.collecting(&found, body) }
         if let value = attempt({ try parameters.integer("max_connections_per_host", in: range) }) {
@@ -95,6 +100,8 @@ extension FeedsValidator {
         if let value = attempt({ try parameters.value("interval").map { try PullInterval.seconds($0) } }) {
             settings.interval = value
         }
+        if let value = attempt({ try Self.store(in: parameters, paths: secretFiles) }) { settings.store = value }
+        settings.storePassword = try? parameters.string("store_password")
         for (key, value) in entries where value.isNull && !value.unsetVariables.isEmpty {
             warnings.append(
                 PendingWarning(
@@ -102,6 +109,19 @@ extension FeedsValidator {
                     text: "\(Self.unsetPhrase(value.unsetVariables)); setting '\(key.scalar ?? "")' keeps its default"))
         }
         return settings
+    }
+
+    /// The `store` setting, when given: a `postgres://`/`postgresql://` URL as written, or a SQLite
+    /// path resolved against the folder of feeds.yaml (`~/` against `$HOME`).
+    static func store(in parameters: FeedParameters, paths: SecretFiles) throws -> String? {
+        guard let value = try parameters.string("store"), let valueNode = parameters.value("store") else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else {
+            throw ConfigError("'store' must be a SQLite file or a postgres:// URL on one line", at: valueNode.location)
+        }
+        let lowered = trimmed.lowercased()
+        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") { return trimmed }
+        return paths.resolved(trimmed)
     }
 
     /// The `user_agent` setting, when given: one non-empty line.

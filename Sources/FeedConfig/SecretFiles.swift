@@ -104,7 +104,9 @@ struct SecretFiles {
     }
 
     /// `~/x` against `$HOME`, a relative path against the configuration file's directory.
-    private func resolved(_ path: String) -> String {
+    /// `path` as written in feeds.yaml, resolved: `~/` against `$HOME`, a relative path against
+    /// the folder of feeds.yaml.
+    func resolved(_ path: String) -> String {
         if path == "~" || path.hasPrefix("~/"), let home, !home.isEmpty {
             return home + path.dropFirst()
         }

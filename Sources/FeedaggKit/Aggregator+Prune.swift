@@ -9,8 +9,12 @@ public struct PrunePlan: Sendable {
     public var otherConfigs: [(name: String, config: String)] = []
     /// Feeds whose owner is unknown (stored before feedagg recorded owners): kept unless asked.
     public var unowned: [(name: String, items: Int)] = []
-    /// The store's path.
+    /// The store's path (a PostgreSQL URL redacted).
     public var storePath: String = ""
+    /// The store.
+    public var store: StoreLocation = .standard
+    /// The configuration planned for (its `store_password_file` opens a PostgreSQL store).
+    public var config: String?
 }
 
 extension Aggregator {
@@ -21,13 +25,19 @@ extension Aggregator {
         -> PrunePlan
     {
         let declared = Set(try declaredFeeds(configPath: configPath).map(\.name))
+        let location = configuredLocation(location, config: configPath)
         let (path, _) = try location.resolve(environment: environment, config: configPath)
-        var plan = PrunePlan(storePath: path)
-        guard FileManager.default.fileExists(atPath: path) else {
-            if location == .standard { noteLegacyStore(newPath: path) }
-            return plan
+        var plan = PrunePlan(storePath: path, store: location, config: configPath)
+        let store: any StoreDriver
+        if case .postgres(let text) = location {
+            store = try openPostgres(text, config: configPath)
+        } else {
+            guard FileManager.default.fileExists(atPath: path) else {
+                if location == .standard { noteLegacyStore(newPath: path) }
+                return plan
+            }
+            store = try FeedStore.open(path: path)
         }
-        let store = try FeedStore.open(path: path)
         defer { try? store.close() }
         let owner = FeedStore.canonicalConfigPath(configPath)
         for summary in try store.feedSummaries() where !declared.contains(summary.name) {
@@ -44,7 +54,8 @@ extension Aggregator {
     /// Deletes the feeds `plan` dooms (with their items and cache), in one transaction.
     public func prune(_ plan: PrunePlan) throws {
         guard !plan.doomed.isEmpty else { return }
-        let store = try FeedStore.open(path: plan.storePath)
+        let store: any StoreDriver =
+            if case .postgres(let text) = plan.store { try openPostgres(text, config: plan.config) } else { try FeedStore.open(path: plan.storePath) }
         defer { try? store.close() }
         try store.delete(feeds: plan.doomed.map(\.name))
     }

@@ -14,6 +14,8 @@ extension Aggregator {
 
     /// Opens an existing store for reading commands; a missing file is a clear error, not a new store.
     func openExistingStore(_ location: StoreLocation, config: String?) throws -> any StoreDriver {
+        let location = configuredLocation(location, config: config)
+        if case .postgres(let text) = location { return try openPostgres(text, config: config) }
         let (path, _) = try location.resolve(environment: environment, config: config)
         guard FileManager.default.fileExists(atPath: path) else {
             if location == .standard { noteLegacyStore(newPath: path) }
@@ -132,10 +134,16 @@ extension Aggregator {
     public func feedStatuses(
         declared: [FeedDeclaration], configPath: String?, store location: StoreLocation
     ) throws -> [FeedStatus] {
+        let location = configuredLocation(location, config: configPath)
         let (path, _) = try location.resolve(environment: environment, config: configPath)
         var stored: [String: FeedSummary] = [:]
         var order: [String] = []
-        if FileManager.default.fileExists(atPath: path) {
+        if case .postgres(let text) = location {
+            let store = try openPostgres(text, config: configPath)
+            defer { try? store.close() }
+            for summary in try store.feedSummaries() { stored[summary.name] = summary }
+            order = try store.feedNames()
+        } else if FileManager.default.fileExists(atPath: path) {
             let store = try FeedStore.open(path: path)
             defer { try? store.close() }
             for summary in try store.feedSummaries() { stored[summary.name] = summary }

@@ -54,6 +54,10 @@ public struct Aggregator: Sendable {
     ///
     /// - Parameter keepRaw: Whether commits store the items' original JSON (the `keep_raw` setting).
     public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (any StoreDriver, URL?) {
+        let location = configuredLocation(location, config: config)
+        if case .postgres(let text) = location {
+            return (try openPostgres(text, config: config, keepRaw: keepRaw), nil)
+        }
         let (path, temporary) = try location.resolve(environment: environment, config: config)
         if case .file = location {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path

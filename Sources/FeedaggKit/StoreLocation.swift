@@ -1,4 +1,5 @@
 import FeedStore
+public import PostgresFeedStore
 public import Foundation
 
 /// Where a command keeps its store.
@@ -15,9 +16,19 @@ public enum StoreLocation: Sendable, Equatable {
     /// `$XDG_CACHE_HOME/feedagg/replay-HASH.sqlite` (else `~/.cache/feedagg/…`; a temporary store
     /// when neither is set), so `feedagg show --db …` can page what a `pull --replay` stored.
     case replayCache(replayDirectory: String, configPath: String)
+    /// A PostgreSQL database (`--db postgres://user@host:port/db`, `postgresql://…`, or the socket form
+    /// `postgres://user@/db?host=/socketdir`): the URL as given, `${VAR}` and password included; it is
+    /// only ever shown redacted (``PostgresURL/redacted``).
+    case postgres(String)
+
+    /// The location `--db VALUE` names: a PostgreSQL URL, or a file path.
+    public static func parse(_ value: String) -> StoreLocation {
+        PostgresURL.isPostgres(value) ? .postgres(value) : .file(value)
+    }
 
     /// The path for `environment` and the configuration file `config` (which names the standard
-    /// store), creating the temporary directory if needed.
+    /// store), creating the temporary directory if needed. For PostgreSQL: the URL with its password
+    /// redacted (what messages show).
     public func resolve(environment: [String: String], config: String?) throws -> (path: String, temporaryDirectory: URL?) {
         switch self {
         case .standard:
@@ -25,6 +36,8 @@ public enum StoreLocation: Sendable, Equatable {
             return (try FeedStore.defaultPath(forConfig: config, environment: environment), nil)
         case .file(let path):
             return (path, nil)
+        case .postgres(let url):
+            return (PostgresURL.redact(url), nil)
         case .replayCache(let replay, let configPath):
             guard let cache = Self.cacheDirectory(environment: environment) else {
                 return try StoreLocation.temporary.resolve(environment: environment, config: config)

@@ -44,7 +44,8 @@ struct StreamReader: Sendable {
         let declared = configuration.current.document.feeds
         do {
             return try await Blocking.run {
-                let storePath = try? settings.store.resolve(environment: aggregator.environment, config: settings.configPath).path
+                let storePath = try? aggregator.configuredLocation(settings.store, config: settings.configPath)
+                    .resolve(environment: aggregator.environment, config: settings.configPath).path
                 let configPaths = [settings.configPath, FeedStore.canonicalConfigPath(settings.configPath)]
                 return try aggregator.feedStatuses(declared: declared, configPath: settings.configPath, store: settings.store)
                     .map { status in

@@ -79,12 +79,12 @@ public enum TestBinary {
 
     /// The current environment without the variables feeds.yaml files commonly reference
     /// (`GITHUB_TOKEN`, `GH_TOKEN`, `PX_CONSUMER_KEY`) or that pick a configuration
-    /// (`FEEDAGG_CONFIG`), so a developer's own credentials and files never leak into a test,
+    /// (`FEEDAGG_CONFIG`) or a store (`FEEDAGG_DB`, `PGPASSWORD`), so a developer's own credentials and files never leak into a test,
     /// and with `XDG_DATA_HOME` and `XDG_CACHE_HOME` in a temporary folder of this test process, so a
     /// test that does not pass `--db` never touches the developer's own store or cache.
     public static var cleanEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["GITHUB_TOKEN", "GH_TOKEN", "PX_CONSUMER_KEY", "FEEDAGG_CONFIG", overrideVariable] {
+        for name in ["GITHUB_TOKEN", "GH_TOKEN", "PX_CONSUMER_KEY", "FEEDAGG_CONFIG", "FEEDAGG_DB", "PGPASSWORD", overrideVariable] {
             environment[name] = nil
         }
         environment["XDG_DATA_HOME"] = testDataHome

@@ -21,7 +21,7 @@ struct ConfigOptions: ParsableArguments {
     /// The configuration file in effect, or `nil` when none is found and `store` names a store
     /// explicitly (commands that read the store only).
     func path(orNoneWith store: StoreOptions) throws -> String? {
-        if store.db != nil { return ConfigDiscovery().locate(explicit: config) }
+        if store.given != nil { return ConfigDiscovery().locate(explicit: config) }
         return try path()
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedaggKit
 import FeedStore
+import PostgresFeedStore
 import Foundation
 
 extension Feedagg {
@@ -81,7 +82,7 @@ extension Feedagg {
             var settings = PullSettings(
                 configPath: try config.path(), replayDirectory: replay, verbose: verbose, quiet: quiet,
                 recordDirectory: recordTo)
-            settings.store = store.db.map(StoreLocation.file)
+            settings.store = store.given.map(StoreLocation.parse)
             settings.refresh = full ? .full : .incremental
             settings.onlyFeeds = feeds
             settings.page = stream.page
@@ -97,7 +98,7 @@ extension Feedagg {
                 ? nil
                 : ShowCommandLine(
                     config: config.config.flatMap { $0 == "feeds.yaml" ? nil : $0 },
-                    db: store.db ?? (replay != nil ? report.storePath : nil),
+                    db: store.given.map(PostgresURL.redact) ?? (replay != nil ? report.storePath : nil),
                     perPage: stream.perPage == 20 ? nil : stream.perPage, wide: wide)
             var rendered = report.rendered(stream.format.output, style: style, next: next)
             // --quiet: standard error carries failures only (the footer stays on a terminal's table).

@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedaggKit
 import FeedStore
+import PostgresFeedStore
 import Foundation
 
 extension Feedagg {
@@ -90,7 +91,7 @@ extension Feedagg {
             }
             let page = try aggregator.show(settings, listed: listed)
             let next = ShowCommandLine(
-                config: config.config.flatMap { $0 == "feeds.yaml" ? nil : $0 }, db: store.db, feeds: feeds,
+                config: config.config.flatMap { $0 == "feeds.yaml" ? nil : $0 }, db: store.given.map(PostgresURL.redact), feeds: feeds,
                 sources: sources, perPage: stream.perPage == 20 ? nil : stream.perPage, wide: wide)
             console.print(page.rendered(stream.format.output, style: style, next: next, identity: identity), style: style)
         }

@@ -1,18 +1,27 @@
 import ArgumentParser
 import FeedaggKit
+import Foundation
 
-/// `--db`: which SQLite store a command reads or writes (default: one store per feeds.yaml).
+/// `--db`: which store a command reads or writes: a SQLite file, or a PostgreSQL URL (default: `FEEDAGG_DB`,
+/// else one SQLite store per feeds.yaml).
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The store (SQLite).",
+            "The store: a SQLite file, or postgres://user@host:port/db (postgresql://, or postgres://user@/db?host=/socketdir).",
             discussion: """
-                Default: one store per feeds.yaml, $XDG_DATA_HOME/feedagg/stores/<dir>-<name>-<hash>.sqlite \
-                (~/.local/share/feedagg/stores/…), named after the file's absolute path.
+                Default: $FEEDAGG_DB when set, else one store per feeds.yaml, \
+                $XDG_DATA_HOME/feedagg/stores/<dir>-<name>-<hash>.sqlite (~/.local/share/feedagg/stores/…), named after \
+                the file's absolute path. A PostgreSQL password comes from the URL, ${VAR} in it, or PGPASSWORD; \
+                it is never printed.
                 """,
-            valueName: "file"),
+            valueName: "file|url"),
         completion: .file())
     var db: String?
 
-    var location: StoreLocation { db.map(StoreLocation.file) ?? .standard }
+    /// `--db`, else `FEEDAGG_DB` (when not empty).
+    var given: String? {
+        db ?? ProcessInfo.processInfo.environment["FEEDAGG_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var location: StoreLocation { given.map(StoreLocation.parse) ?? .standard }
 }

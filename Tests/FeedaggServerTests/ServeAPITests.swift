@@ -14,14 +14,15 @@ import Testing
 @Suite("serve: /api/items, /api/feeds, feed documents, ETag, gzip", .enabled(if: BenchServer.isAvailable, benchServerMissing))
 struct ServeAPITests {
     /// Two feeds of 45 and 30 repos, pulled into `db`; `body` gets the config path and the server.
+    /// With `postgres`, the store is a fresh database of the test cluster (`--db postgres://…`).
     static func withPulledStore(
-        _ body: (_ config: String, _ db: String, _ serve: ServeProcess) async throws -> Void
+        postgres: Bool = false, _ body: (_ config: String, _ db: String, _ serve: ServeProcess) async throws -> Void
     ) async throws {
         let api = try await BenchServer.start(.init(orgs: [.init("acme", repos: 45), .init("zeta", repos: 30)]))
         defer { api.stop() }
         let folder = try TemporaryFolder("feedagg-serve-api")
         defer { folder.remove() }
-        let db = folder.path("store.sqlite")
+        let db = postgres ? try await PostgresCluster.shared().createDatabase("serve").url : folder.path("store.sqlite")
         let config = try folder.write("feeds.yaml", reposYAML([("acme", "acme"), ("zeta", "zeta")], base: api.baseURL))
         let pull = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db, "--quiet"])
         try #require(pull.status == 0, "\(pull.summary)")
@@ -37,9 +38,11 @@ struct ServeAPITests {
         #expect(!output.stderr.contains(folder.url.path), "no path in the log of a clean run: \(output.stderr)")
     }
 
-    @Test("/api/items paged to the end through its Link headers equals `show --format json` paged to the end")
-    func itemsEqualShow() async throws {
-        try await Self.withPulledStore { config, db, serve in
+    @Test(
+        "/api/items paged to the end through its Link headers equals `show --format json` paged to the end",
+        arguments: ["sqlite", "postgres"])
+    func itemsEqualShow(engine: String) async throws {
+        try await Self.withPulledStore(postgres: engine == "postgres") { config, db, serve in
             let client = ServeClient()
             var served: [String] = []
             var next: URL? = serve.url("/api/items?limit=7")

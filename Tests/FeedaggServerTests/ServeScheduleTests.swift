@@ -90,16 +90,18 @@ struct ServeScheduleTests {
         }
     }
 
-    @Test("Against ghserver.py: after the first pull, every scheduled refresh is one conditional request answered 304 (its /__stats)", .enabled(if: BenchServer.isAvailable, benchServerMissing))
-    func benchServerRefreshes() async throws {
+    @Test(
+        "Against ghserver.py: after the first pull, every scheduled refresh is one conditional request answered 304 (its /__stats)",
+        .enabled(if: BenchServer.isAvailable, benchServerMissing), arguments: ["sqlite", "postgres"])
+    func benchServerRefreshes(engine: String) async throws {
         let api = try await BenchServer.start(.init(orgs: [.init("acme", repos: 45), .init("zeta", repos: 30)]))
         defer { api.stop() }
         let folder = try TemporaryFolder("feedagg-serve-ghserver")
         defer { folder.remove() }
         let config = try folder.write(
             "feeds.yaml", reposYAML([("acme", "acme"), ("zeta", "zeta")], base: api.baseURL, settings: ["interval: 1m"]))
-        let serve = try await ServeProcess.start(
-            ["--config", config.path, "--db", folder.path("s.sqlite"), "--interval-scale", "0.005"])
+        let db = engine == "postgres" ? try await PostgresCluster.shared().createDatabase("serve").url : folder.path("s.sqlite")
+        let serve = try await ServeProcess.start(["--config", config.path, "--db", db, "--interval-scale", "0.005"])
         defer { serve.process.kill() }
         try await Self.eventually("six scheduled refreshes") {
             try await Task.sleep(for: .milliseconds(200))

@@ -1,0 +1,43 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs PostgresNIO's async API for the synchronous ``StoreDriver`` methods without touching Swift's
+/// cooperative pool or an event loop.
+///
+/// The store's callers are synchronous and often run on the cooperative pool (a pull commits from its
+/// tasks); blocking one of its threads on work that itself needs the pool can deadlock a 2-core
+/// machine. So every store call runs in a task whose executor preference is ``executor``, a
+/// ``TaskExecutor`` on a dispatch queue of its own: the task's code, and the continuations PostgresNIO
+/// resumes from its event loops, run there, and the caller waits on a semaphore. The client's
+/// `run()` loop runs under the same preference. Calling from a NIO event loop thread is still wrong
+/// (it would stall that loop's connections): callers there hop off first, as `feedagg serve` does.
+final class PostgresBridge: Sendable {
+    /// The executor the store's tasks prefer.
+    let executor = QueueTaskExecutor()
+
+    /// Runs `body` to completion on ``executor`` and returns its result, blocking the calling thread.
+    func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: executor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try box.withLock { $0! }.get()
+    }
+}
+
+/// A ``TaskExecutor`` running jobs on a concurrent dispatch queue (libdispatch's own threads, not
+/// Swift's cooperative pool).
+final class QueueTaskExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "feedagg.postgres", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

@@ -1,0 +1,213 @@
+public import FeedCore
+public import FeedStorage
+public import Foundation
+import PostgresNIO
+
+extension PostgresFeedStore {
+    /// The remembered response for `url` (redacted, as it was stored), or `nil`.
+    public func cachedResponse(for url: String) throws -> HTTPCacheEntry? {
+        let location = self.location
+        return try session("read the HTTP cache for \(url)") { db in
+            guard
+                let row = try await db.row(
+                    """
+                    SELECT url, feed, etag, last_modified, status, headers, body, page, stored_at
+                    FROM http_cache WHERE url = \(url)
+                    """)
+            else { return nil }
+            guard let headers = HTTPCacheEntry.decodeHeaders(try row.get("headers", String.self)) else {
+                throw StoreError(
+                    kind: .damaged, path: location, operation: "read the HTTP cache for \(url)",
+                    detail: "the stored header fields are not a JSON list of [name, value] pairs")
+            }
+            var page: StoredPageSummary?
+            if let text = try row.get("page", String?.self) {
+                guard let decoded = try? JSONDecoder().decode(StoredPageSummary.self, from: Data(text.utf8)) else {
+                    throw StoreError(
+                        kind: .damaged, path: location, operation: "read the HTTP cache for \(url)",
+                        detail: "the stored page summary is not valid")
+                }
+                page = decoded
+            }
+            var entry = HTTPCacheEntry(
+                url: try row.get("url"), status: Int(try row.get("status", Int32.self)), headers: headers,
+                body: try row.get("body", Data.self), etag: try row.get("etag"), lastModified: try row.get("last_modified"),
+                storedAt: Date(timeIntervalSince1970: try row.get("stored_at", Double.self)))
+            entry.page = page
+            entry.feed = try row.get("feed", String.self)
+            return entry
+        }
+    }
+
+    /// The page `summary` describes, rebuilt from the stored items of `feed`; `nil` when one is gone.
+    public func rebuildPage(_ summary: StoredPageSummary, feed: String) throws -> DecodedPage? {
+        let items: [FeedItem]? = try session("rebuild a cached page of feed '\(feed)'") { db in
+            var byID: [String: FeedItem] = [:]
+            let ids = Array(Set(summary.ids))
+            for raw in try await db.rows(
+                """
+                SELECT id, title, summary, url, author_name, author_url, author_avatar, image_url, published, updated, raw
+                FROM item WHERE feed = \(feed) AND NOT staged AND id = ANY(\(ids))
+                """)
+            {
+                let item = try PostgresItemColumns.item(from: raw.makeRandomAccess())
+                byID[item.id] = item
+            }
+            var items: [FeedItem] = []
+            for id in summary.ids {
+                guard let item = byID[id] else { return nil }
+                items.append(item)
+            }
+            return items
+        }
+        return items.map { DecodedPage(items: $0, totals: summary.totals, nextCursor: summary.nextCursor) }
+    }
+
+    /// The incremental baseline of `feed` (see SQLite's `FeedStore.baseline(for:source:)`).
+    public func baseline(for feed: String, source: String) throws -> IncrementalBaseline? {
+        let pageCount: Int?? = try session("read the stored state of feed '\(feed)'") { db in
+            guard
+                let row = try await db.row(
+                    "SELECT source, page_count, last_success_at, last_attempt_at, last_error FROM feed WHERE name = \(feed)"),
+                try row.get("source", String.self) == source,
+                let lastSuccess = try row.get("last_success_at", Double?.self),
+                try row.get("last_attempt_at", Double?.self) == lastSuccess,
+                try row.get("last_error", String?.self) == nil
+            else { return nil }
+            return .some(try row.get("page_count", Int64?.self).map(Int.init))
+        }
+        guard let pageCount else { return nil }
+        return IncrementalBaseline(pageCount: pageCount)
+    }
+
+    /// The content digest of every visible item of `feed`, by id.
+    public func storedDigests(for feed: String) throws -> StoredDigests {
+        let digests: [String: Int64] = try session("read the stored digests of feed '\(feed)'") { db in
+            var digests: [String: Int64] = [:]
+            for row in try await db.rows("SELECT id, content_hash FROM item WHERE feed = \(feed) AND NOT staged") {
+                let (id, hash) = try row.decode((String, Int64).self)
+                digests[id] = hash
+            }
+            return digests
+        }
+        return StoredDigests(digests)
+    }
+
+    /// The newest `updated` date among the visible items of `feed`.
+    public func newestUpdate(for feed: String) throws -> Date? {
+        try session("read the newest stored date of feed '\(feed)'") { db in
+            try await db.row("SELECT MAX(updated) AS newest FROM item WHERE feed = \(feed) AND NOT staged")?
+                .get("newest", Double?.self).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// Pages the feed's last successful pull read.
+    public func previousPageCount(feed: String) throws -> Int? {
+        try session("read the page count of feed '\(feed)'") { db in
+            try await db.row("SELECT page_count FROM feed WHERE name = \(feed)")?.get("page_count", Int64?.self).map(Int.init)
+        }
+    }
+
+    /// Every stored feed with its item count and last pull, by name.
+    public func feedSummaries() throws -> [FeedSummary] {
+        try session("read feed summaries") { db in
+            try await db.rows(
+                """
+                SELECT feed.*,
+                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND NOT staged) AS item_count,
+                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND NOT staged AND missing_since IS NOT NULL)
+                        AS missing_count,
+                    (SELECT resume FROM pull_checkpoint WHERE pull_checkpoint.feed = feed.name) AS resume,
+                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged)
+                        + (SELECT COUNT(*) FROM staged_update WHERE staged_update.feed = feed.name) AS staged_count
+                FROM feed ORDER BY name
+                """
+            ).map { raw in
+                let row = raw.makeRandomAccess()
+                func int(_ name: String) throws -> Int? { try row.get(name, Int64?.self).map(Int.init) }
+                return FeedSummary(
+                    name: try row.get("name"), source: try row.get("source"),
+                    itemCount: try int("item_count") ?? 0, missingCount: try int("missing_count") ?? 0,
+                    lastAttemptAt: try row.get("last_attempt_at", Double?.self).map(Date.init(timeIntervalSince1970:)),
+                    lastSuccessAt: try row.get("last_success_at", Double?.self).map(Date.init(timeIntervalSince1970:)),
+                    lastError: try row.get("last_error"), lastPages: try int("last_pages"),
+                    lastRequests: try int("last_requests"), lastItems: try int("last_items"),
+                    pageCount: try int("page_count"),
+                    resumesAtPage: try row.get("resume", String?.self).flatMap {
+                        try? JSONDecoder().decode(ResumePoint.self, from: Data($0.utf8)).nextPage
+                    },
+                    stagedCount: try int("staged_count") ?? 0, config: try row.get("config"))
+            }
+        }
+    }
+
+    /// Every stored feed's name, sorted by its bytes.
+    public func feedNames() throws -> [String] {
+        try session("read the feed names") { db in
+            try await db.rows("SELECT name FROM feed ORDER BY name").map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Records `config` as the owner of the stored feeds among `feeds`.
+    public func assignOwner(_ config: String, feeds: [String]) throws {
+        try transaction("record the configuration of the pulled feeds") { db in
+            try await db.exec("UPDATE feed SET config = \(config) WHERE name = ANY(\(feeds))")
+        }
+    }
+
+    /// Deletes exactly the feeds named (those stored), in one transaction.
+    @discardableResult
+    public func delete(feeds: [String]) throws -> (feeds: Int, items: Int) {
+        let counts = try transaction("delete feeds") { db in
+            let stored = Set(try await db.rows("SELECT name FROM feed").map { try $0.decode(String.self) })
+            return try await Self.delete(feeds.filter(stored.contains), in: db)
+        }
+        return (counts.0, counts.1)
+    }
+
+    /// Deletes every feed not in `feeds`, in one transaction.
+    @discardableResult
+    public func prune(keeping feeds: [String]) throws -> (feeds: Int, items: Int) {
+        let counts = try transaction("prune feeds") { db in
+            let keep = Set(feeds)
+            let doomed = try await db.rows("SELECT name FROM feed").map { try $0.decode(String.self) }
+                .filter { !keep.contains($0) }
+            return try await Self.delete(doomed, in: db)
+        }
+        return (counts.0, counts.1)
+    }
+
+    static func delete(_ doomed: [String], in db: PostgresConnection) async throws -> (Int, Int) {
+        var items = 0
+        for feed in doomed {
+            items += Int(
+                try await db.row("SELECT COUNT(*) AS n FROM item WHERE feed = \(feed) AND NOT staged")?.get("n", Int64.self)
+                    ?? 0)
+            // Items, cache entries, staged rows and the checkpoint go with the feed (ON DELETE CASCADE).
+            try await db.exec("DELETE FROM feed WHERE name = \(feed)")
+        }
+        return (doomed.count, items)
+    }
+
+    /// When the store first saw each of `items`.
+    public func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]] {
+        guard !items.isEmpty else { return [:] }
+        let feeds = items.map(\.feed)
+        let ids = items.map(\.id)
+        return try session("read first-seen times") { db in
+            var seen: [String: [String: Date]] = [:]
+            for row in try await db.rows(
+                """
+                SELECT item.feed, item.id, item.first_seen_at FROM item
+                JOIN unnest(\(feeds)::text[], \(ids)::text[]) AS wanted(feed, id)
+                    ON item.feed = wanted.feed AND item.id = wanted.id
+                WHERE NOT item.staged
+                """)
+            {
+                let (feed, id, value) = try row.decode((String, String, Double).self)
+                seen[feed, default: [:]][id] = Date(timeIntervalSince1970: value)
+            }
+            return seen
+        }
+    }
+}

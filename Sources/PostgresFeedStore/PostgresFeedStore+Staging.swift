@@ -1,0 +1,188 @@
+public import FeedCore
+public import FeedStorage
+import Foundation
+import PostgresNIO
+
+/// Claims on PostgreSQL. A claim is a `pull_checkpoint` row holding the claiming process
+/// (`owner`, `pid:start`), its machine (`owner_host`) and a `heartbeat` moved by every page written.
+/// Another process's claim holds while that process runs — checked through `/proc` when it is on this
+/// machine — or, for a process on another machine, while its heartbeat is younger than
+/// ``PostgresFeedStore/claimTimeout``. Two processes claiming one feed at once take turns on the
+/// feed row's lock (`SELECT … FOR UPDATE`), so exactly one gets the claim.
+extension PostgresFeedStore {
+    /// Claims `feed` for a pull written page by page; see ``StoreDriver``.
+    public func beginPull(
+        feed: String, source: String, fingerprint: String, restart: Bool, owner: PullOwner = .current,
+        config: String? = nil
+    ) throws -> PullStart {
+        let now = self.now().timeIntervalSince1970
+        let host = Self.hostName
+        let timeout = claimTimeout
+        return try transaction("begin the pull of feed '\(feed)'") { db in
+            try await Self.ensureFeed(feed, source: source, config: config, in: db)
+            try await Self.lockFeed(feed, in: db)
+            let number = try await Self.nextPullNumber(of: feed, in: db)
+            if let row = try await db.row("SELECT * FROM pull_checkpoint WHERE feed = \(feed)") {
+                if let text = try row.get("owner", String?.self), let holder = PullOwner(text), holder != owner,
+                    Self.isLive(
+                        holder, host: try row.get("owner_host", String?.self),
+                        heartbeat: try row.get("heartbeat", Double?.self), thisHost: host, timeout: timeout, now: now)
+                {
+                    return .busy(holder)
+                }
+                let heartbeat = try row.get("heartbeat", Double?.self) ?? 0
+                let resume = try Self.resumePoint(in: row)
+                if !restart, let resume, try row.get("fingerprint", String.self) == fingerprint,
+                    now - heartbeat < PullTicket.resumeWindow
+                {
+                    try await db.exec(
+                        """
+                        UPDATE pull_checkpoint SET owner = \(owner.description), owner_host = \(host), heartbeat = \(now)
+                        WHERE feed = \(feed)
+                        """)
+                    let ticket = PullTicket(
+                        feed: feed, source: source, owner: owner, pull: number,
+                        startedPull: try row.get("started_pull", Int64.self))
+                    return .resume(ticket, resume, storedPages: Int(try row.get("pages", Int64.self)))
+                }
+                try await Self.discardStaged(feed: feed, in: db)
+            }
+            try await db.exec(
+                """
+                INSERT INTO pull_checkpoint (feed, owner, owner_host, heartbeat, fingerprint, started_pull, resume, pages,
+                    created_at)
+                VALUES (\(feed), \(owner.description), \(host), \(now), \(fingerprint), \(number), NULL, 0, \(now))
+                """)
+            return .fresh(PullTicket(feed: feed, source: source, owner: owner, pull: number, startedPull: number))
+        }
+    }
+
+    /// Writes one accepted page of the pull `ticket` holds, in one transaction.
+    ///
+    /// - Throws: ``StoreError`` with kind ``StoreError/Kind/claimLost`` when another process took the
+    ///   feed over.
+    @discardableResult
+    public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
+        let now = self.now().timeIntervalSince1970
+        let prepared = PreparedItem.prepare(page.items, source: ticket.source, keepRaw: keepRaw)
+        let keepRaw = self.keepRaw
+        let location = self.location
+        let host = Self.hostName
+        return try transaction("save page \(page.number) of feed '\(ticket.feed)'") { db in
+            try await Self.lockFeed(ticket.feed, in: db)
+            guard
+                try await db.row(
+                    """
+                    SELECT 1 AS held FROM pull_checkpoint
+                    WHERE feed = \(ticket.feed) AND owner = \(ticket.owner.description) AND owner_host = \(host)
+                    """) != nil
+            else {
+                throw StoreError(
+                    kind: .claimLost, path: location, operation: "save page \(page.number) of feed '\(ticket.feed)'",
+                    detail: "another feedagg process took over this feed's pull")
+            }
+            try await Self.saveResumePoint(page.resume, feed: ticket.feed, now: now, in: db)
+            let summary = try await Self.writeItems(
+                prepared, feed: ticket.feed, pull: ticket.pull, now: now, staged: true, keepRaw: keepRaw, in: db)
+            if let cached = page.cacheable {
+                var entry = HTTPCacheEntry(
+                    url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,
+                    lastModified: cached.lastModified)
+                entry.page = StoredPageSummary(page)
+                try await Self.storeCacheEntry(entry, feed: ticket.feed, now: now, staged: true, in: db)
+            }
+            return summary
+        }
+    }
+
+    /// Records where the walk continues after a saved page (URLs redacted). The whole resume point is
+    /// stored with every page (SQLite stores a fan-out's URL list once; see docs/store.md).
+    static func saveResumePoint(_ resume: ResumePoint?, feed: String, now: Double, in db: PostgresConnection) async throws {
+        var resumeJSON: String?
+        if var point = resume {
+            point.urls = point.urls.map { URL(string: Redaction.redact($0)) ?? $0 }
+            point.visited = point.visited.map { Redaction.redact($0) }
+            resumeJSON = String(decoding: try JSONEncoder().encode(point), as: UTF8.self)
+        }
+        try await db.exec(
+            "UPDATE pull_checkpoint SET resume = \(resumeJSON), pages = pages + 1, heartbeat = \(now) WHERE feed = \(feed)")
+    }
+
+    static func resumePoint(in row: PostgresRandomAccessRow) throws -> ResumePoint? {
+        guard let text = try row.get("resume", String?.self) else { return nil }
+        return try? JSONDecoder().decode(ResumePoint.self, from: Data(text.utf8))
+    }
+
+    /// Ends the pull `ticket` holds, in one transaction, revealing everything it staged.
+    @discardableResult
+    public func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary {
+        let now = self.now().timeIntervalSince1970
+        return try transaction("commit feed '\(pull.feed)'") { db in
+            try await Self.lockFeed(pull.feed, in: db)
+            var summary = CommitSummary()
+            summary.missing = try await Self.finish(
+                pull, pull: ticket.pull, startedPull: ticket.startedPull, now: now, in: db)
+            for entry in pull.cacheEntries {
+                try await Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
+            }
+            if keepResume {
+                try await db.exec(
+                    """
+                    UPDATE pull_checkpoint SET owner = NULL, owner_host = NULL, heartbeat = \(now)
+                    WHERE feed = \(pull.feed) AND resume IS NOT NULL
+                    """)
+                try await db.exec("DELETE FROM pull_checkpoint WHERE feed = \(pull.feed) AND resume IS NULL")
+            } else {
+                try await db.exec("DELETE FROM pull_checkpoint WHERE feed = \(pull.feed)")
+            }
+            return summary
+        }
+    }
+
+    /// Whether a claim by `holder` on `host` still holds (see the rules above).
+    static func isLive(
+        _ holder: PullOwner, host: String?, heartbeat: Double?, thisHost: String, timeout: TimeInterval, now: Double
+    ) -> Bool {
+        if host == nil || host == thisHost { return holder.isAlive }
+        return now - (heartbeat ?? 0) < timeout
+    }
+
+    /// Whether another process that still runs holds the claim on `feed`.
+    static func isClaimedByLiveProcess(
+        _ feed: String, host thisHost: String, timeout: TimeInterval, now: Double, in db: PostgresConnection
+    ) async throws -> Bool {
+        guard let row = try await db.row("SELECT owner, owner_host, heartbeat FROM pull_checkpoint WHERE feed = \(feed)"),
+            let text = try row.get("owner", String?.self), let holder = PullOwner(text)
+        else { return false }
+        let host = try row.get("owner_host", String?.self)
+        if holder == .current && (host == nil || host == thisHost) { return false }
+        return isLive(
+            holder, host: host, heartbeat: try row.get("heartbeat", Double?.self), thisHost: thisHost, timeout: timeout,
+            now: now)
+    }
+
+    /// Drops what an unfinished pull of `feed` staged, and its checkpoint.
+    static func discardStaged(feed: String, in db: PostgresConnection) async throws {
+        try await db.exec("DELETE FROM item WHERE feed = \(feed) AND staged")
+        try await db.exec("DELETE FROM staged_update WHERE feed = \(feed)")
+        try await db.exec("DELETE FROM staged_cache WHERE feed = \(feed)")
+        try await db.exec("DELETE FROM pull_checkpoint WHERE feed = \(feed)")
+    }
+
+    /// The checkpoint of `feed`, if a pull of it is unfinished.
+    public func checkpoint(feed: String) throws -> (resume: ResumePoint?, owner: PullOwner?, pages: Int)? {
+        let row: CheckpointRow? = try session("read the checkpoint of feed '\(feed)'") { db in
+            guard let row = try await db.row("SELECT * FROM pull_checkpoint WHERE feed = \(feed)") else { return nil }
+            return CheckpointRow(
+                resume: try Self.resumePoint(in: row), owner: try row.get("owner", String?.self).flatMap(PullOwner.init),
+                pages: Int(try row.get("pages", Int64.self)))
+        }
+        return row.map { ($0.resume, $0.owner, $0.pages) }
+    }
+
+    private struct CheckpointRow: Sendable {
+        var resume: ResumePoint?
+        var owner: PullOwner?
+        var pages: Int
+    }
+}

@@ -1,0 +1,202 @@
+import FeedCore
+public import FeedStorage
+public import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The store on PostgreSQL: the same ``StoreDriver`` semantics as the SQLite `FeedStore`, on
+/// PostgresNIO's `PostgresClient` connection pool (no ORM).
+///
+/// Every feed's pull is written in one transaction (`BEGIN` … `COMMIT` on one leased connection);
+/// readers see a feed before or fully after it. The schema (docs/store.md, "PostgreSQL") mirrors
+/// SQLite's, with `DOUBLE PRECISION` epoch seconds for dates, `BYTEA` for JSON bodies and `TEXT
+/// COLLATE "C"` for feed names and item ids (so text orders by its bytes, as in SQLite, and a stream
+/// cursor reads the same on both engines). Migrations are versioned in `feedagg_migrations` and run
+/// under `pg_advisory_xact_lock`, so processes opening one database at once migrate it once.
+///
+/// Methods are synchronous (see ``StoreDriver``); ``PostgresBridge`` runs the async driver off the
+/// cooperative pool.
+public final class PostgresFeedStore: StoreDriver {
+    /// The URL (its ``PostgresURL/redacted`` form is ``location``).
+    public let url: PostgresURL
+    /// Whether commits store each item's original JSON.
+    public let keepRaw: Bool
+    let client: PostgresClient
+    let bridge: PostgresBridge
+    let runner: Task<Void, Never>
+    let now: @Sendable () -> Date
+    /// How long a claim by a process on another machine holds without a heartbeat (a page written):
+    /// past it, the claim is taken over (see ``beginPull(feed:source:fingerprint:restart:owner:config:)``).
+    public let claimTimeout: TimeInterval
+    /// This machine's name, recorded with each claim.
+    static let hostName = ProcessInfo.processInfo.hostName
+    static let logger = Logger(label: "feedagg.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The redacted URL.
+    public var location: String { url.redacted }
+
+    private init(
+        url: PostgresURL, client: PostgresClient, bridge: PostgresBridge, runner: Task<Void, Never>,
+        now: @escaping @Sendable () -> Date, keepRaw: Bool, claimTimeout: TimeInterval
+    ) {
+        self.url = url
+        self.client = client
+        self.bridge = bridge
+        self.runner = runner
+        self.now = now
+        self.keepRaw = keepRaw
+        self.claimTimeout = claimTimeout
+    }
+
+    /// Connects to the database `url` names and migrates its schema.
+    ///
+    /// - Throws: ``StoreError`` naming the redacted URL: ``StoreError/Kind/cannotOpen`` when the
+    ///   server cannot be reached or refuses the login, ``StoreError/Kind/notAStore`` when the
+    ///   database holds another program's tables, ``StoreError/Kind/schemaTooNew`` when a newer
+    ///   feedagg migrated it.
+    public static func open(
+        url: PostgresURL, now: @escaping @Sendable () -> Date = { Date() }, keepRaw: Bool = true,
+        connectTimeout: Duration = .seconds(10), claimTimeout: TimeInterval = 300
+    ) throws -> PostgresFeedStore {
+        let bridge = PostgresBridge()
+        var configured = Self.connectionConfiguration(url)
+        configured.options.connectTimeout = .nanoseconds(Int64(connectTimeout.seconds * 1e9))
+        let connection = configured
+        // One connection first: a refused connection or login is an error now, not a pool retrying.
+        do {
+            try bridge.wait {
+                let first = try await PostgresConnection.connect(configuration: connection, id: 1, logger: Self.logger)
+                do {
+                    try await PostgresSchema.migrate(first)
+                } catch {
+                    try? await first.close()
+                    throw error
+                }
+                try await first.close()
+            }
+        } catch let error as StoreError {
+            throw StoreError(kind: error.kind, path: url.redacted, operation: error.operation, detail: error.detail)
+        } catch {
+            throw StoreError.postgres(error, url: url, operation: "open")
+        }
+        var configuration = Self.clientConfiguration(url)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.maximumConnections = 8
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runner = Task(executorPreference: bridge.executor) { await client.run() }
+        return PostgresFeedStore(
+            url: url, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
+            claimTimeout: claimTimeout)
+    }
+
+    static func connectionConfiguration(_ url: PostgresURL) -> PostgresConnection.Configuration {
+        if let socket = url.socketPath {
+            return .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        }
+        return .init(
+            host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password,
+            database: url.database, tls: .disable)
+    }
+
+    static func clientConfiguration(_ url: PostgresURL) -> PostgresClient.Configuration {
+        if let socket = url.socketPath {
+            return .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        }
+        return .init(
+            host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password,
+            database: url.database, tls: .disable)
+    }
+
+    /// The applied migrations, oldest first.
+    public func schemaVersions() throws -> [String] {
+        try session("read the schema version") { db in
+            try await db.rows("SELECT version FROM feedagg_migrations ORDER BY version").map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Closes the pool; any later call fails.
+    ///
+    /// The pool's shutdown (cancelling ``runner`` forces every connection closed) is not waited
+    /// for: callers are often on Swift's cooperative pool, and PostgresNIO's shutdown resumes timer
+    /// tasks through that pool, so a caller blocking a pool thread until it ends could wait forever
+    /// on a 2-core machine. The connections close on their own a moment later.
+    public func close() throws {
+        runner.cancel()
+    }
+
+    // MARK: - Error-mapping access
+
+    /// Runs `body` on one leased connection in one transaction (committed when it returns).
+    func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        throws -> T
+    {
+        try access(operation) { [client] in
+            try await client.withConnection { connection in
+                try await connection.exec("BEGIN")
+                do {
+                    let result = try await body(connection)
+                    try await connection.exec("COMMIT")
+                    return result
+                } catch {
+                    _ = try? await connection.exec("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on one leased connection in one read-only transaction (one consistent snapshot).
+    func session<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        throws -> T
+    {
+        try access(operation) { [client] in
+            try await client.withConnection { connection in
+                try await connection.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                do {
+                    let result = try await body(connection)
+                    try await connection.exec("COMMIT")
+                    return result
+                } catch {
+                    _ = try? await connection.exec("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func access<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) throws -> T {
+        do {
+            return try bridge.wait(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.postgres(error, url: url, operation: operation)
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `query`, discarding any rows.
+    func exec(_ query: PostgresQuery) async throws {
+        _ = try await self.query(query, logger: PostgresFeedStore.logger).collect()
+    }
+
+    /// The rows of `query`.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await self.query(query, logger: PostgresFeedStore.logger).collect()
+    }
+
+    /// The first row of `query`, if any.
+    func row(_ query: PostgresQuery) async throws -> PostgresRandomAccessRow? {
+        try await rows(query).first?.makeRandomAccess()
+    }
+}
+
+extension PostgresRandomAccessRow {
+    /// Column `name` decoded as `type`.
+    func get<T: PostgresDecodable>(_ name: String, _ type: T.Type = T.self) throws -> T {
+        try self[name].decode(T.self)
+    }
+}

@@ -1,0 +1,170 @@
+import FeedStorage
+import PostgresNIO
+
+/// The versioned PostgreSQL schema. Never edit a registered migration: add the next one.
+///
+/// Applied migrations are rows of `feedagg_migrations`. ``migrate(_:)`` runs in one transaction
+/// holding `pg_advisory_xact_lock(feedagg)`: a second process opening the database at the same time
+/// waits for the first to finish, then finds every migration applied.
+enum PostgresSchema {
+    /// The advisory lock key of migrations (`feedagg` in ASCII).
+    static let lockKey: Int64 = 0x6665_6564_6167_67
+
+    /// The migrations, in order. `v1` is the whole of SQLite's schema v5 (docs/store.md maps the two).
+    static let migrations: [(version: String, sql: [String])] = [
+        (
+            "v1",
+            [
+                // One row per feed ever committed; `pulls` counts commits, `config` is the owning
+                // feeds.yaml, `visible_items` counts the feed's visible items.
+                """
+                CREATE TABLE feed (
+                    name TEXT COLLATE "C" PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    last_attempt_at DOUBLE PRECISION,
+                    last_success_at DOUBLE PRECISION,
+                    last_error TEXT,
+                    last_pages BIGINT,
+                    last_requests BIGINT,
+                    last_items BIGINT,
+                    page_count BIGINT,
+                    pulls BIGINT NOT NULL DEFAULT 0,
+                    config TEXT,
+                    visible_items BIGINT NOT NULL DEFAULT 0
+                )
+                """,
+                // Items by (feed, id), as SQLite's `item`; `staged` is a boolean.
+                """
+                CREATE TABLE item (
+                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                    id TEXT COLLATE "C" NOT NULL,
+                    dedup_key TEXT COLLATE "C" NOT NULL,
+                    title TEXT NOT NULL,
+                    summary TEXT,
+                    url TEXT,
+                    author_name TEXT,
+                    author_url TEXT,
+                    author_avatar TEXT,
+                    image_url TEXT,
+                    published DOUBLE PRECISION,
+                    updated DOUBLE PRECISION,
+                    sort_key DOUBLE PRECISION,
+                    feed_position BIGINT NOT NULL,
+                    raw BYTEA,
+                    first_seen_at DOUBLE PRECISION NOT NULL,
+                    last_seen_at DOUBLE PRECISION NOT NULL,
+                    missing_since DOUBLE PRECISION,
+                    seen_pull BIGINT NOT NULL,
+                    content_hash BIGINT NOT NULL,
+                    staged BOOLEAN NOT NULL DEFAULT FALSE,
+                    shared BOOLEAN NOT NULL DEFAULT FALSE,
+                    PRIMARY KEY (feed, id)
+                )
+                """,
+                "CREATE INDEX item_stream_order ON item (sort_key DESC, feed, feed_position, id) WHERE NOT staged",
+                "CREATE INDEX item_feed_position ON item (feed, feed_position)",
+                "CREATE INDEX item_dedup_key ON item (dedup_key)",
+                "CREATE INDEX item_staged ON item (feed) WHERE staged",
+                """
+                CREATE TABLE http_cache (
+                    url TEXT PRIMARY KEY,
+                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                    etag TEXT,
+                    last_modified TEXT,
+                    status INTEGER NOT NULL,
+                    headers TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    page TEXT,
+                    stored_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX http_cache_feed ON http_cache (feed)",
+                """
+                CREATE TABLE staged_cache (
+                    url TEXT PRIMARY KEY,
+                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                    etag TEXT,
+                    last_modified TEXT,
+                    status INTEGER NOT NULL,
+                    headers TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    page TEXT,
+                    stored_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX staged_cache_feed ON staged_cache (feed)",
+                """
+                CREATE TABLE staged_update (
+                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+                    id TEXT COLLATE "C" NOT NULL,
+                    title TEXT NOT NULL,
+                    summary TEXT,
+                    url TEXT,
+                    author_name TEXT,
+                    author_url TEXT,
+                    author_avatar TEXT,
+                    image_url TEXT,
+                    published DOUBLE PRECISION,
+                    updated DOUBLE PRECISION,
+                    raw BYTEA,
+                    dedup_key TEXT COLLATE "C" NOT NULL,
+                    content_hash BIGINT NOT NULL,
+                    PRIMARY KEY (feed, id)
+                )
+                """,
+                // The claim and resume point of a pull written page by page. `owner` is `pid:start`
+                // on `owner_host`; `heartbeat` moves with every page written.
+                """
+                CREATE TABLE pull_checkpoint (
+                    feed TEXT COLLATE "C" PRIMARY KEY REFERENCES feed(name) ON DELETE CASCADE,
+                    owner TEXT,
+                    owner_host TEXT,
+                    heartbeat DOUBLE PRECISION,
+                    fingerprint TEXT NOT NULL,
+                    started_pull BIGINT NOT NULL,
+                    resume TEXT,
+                    pages BIGINT NOT NULL DEFAULT 0,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+            ]
+        )
+    ]
+
+    /// Applies the missing migrations on `connection`, in one transaction under the advisory lock.
+    static func migrate(_ connection: PostgresConnection) async throws {
+        try await connection.exec("BEGIN")
+        do {
+            try await connection.exec("SELECT pg_advisory_xact_lock(\(lockKey))")
+            let tables = try await connection.rows(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+            ).map { try $0.decode(String.self) }
+            if !tables.isEmpty && !tables.contains("feedagg_migrations") {
+                throw StoreError(
+                    kind: .notAStore, path: "", operation: "open",
+                    detail: "a database of another program: its tables are \(tables.prefix(5).joined(separator: ", "))")
+            }
+            try await connection.exec(
+                """
+                CREATE TABLE IF NOT EXISTS feedagg_migrations (
+                    version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """)
+            let applied = Set(
+                try await connection.rows("SELECT version FROM feedagg_migrations").map { try $0.decode(String.self) })
+            let known = Set(migrations.map(\.version))
+            if !applied.isSubset(of: known) {
+                throw StoreError(
+                    kind: .schemaTooNew, path: "", operation: "open",
+                    detail: "migrations \(applied.sorted().joined(separator: ", "))")
+            }
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.sql { try await connection.exec(PostgresQuery(unsafeSQL: statement)) }
+                try await connection.exec("INSERT INTO feedagg_migrations (version) VALUES (\(migration.version))")
+            }
+            try await connection.exec("COMMIT")
+        } catch {
+            _ = try? await connection.exec("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import FeedCore
+import FeedStorage
+import FeedStore
+import FeedaggTesting
+import Foundation
+import PostgresFeedStore
+import Testing
+
+/// One suite, run against both engines: the semantics ``StoreDriver`` promises.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    @Test("a commit is upserted by (feed, id), read back in stream order, and counted in the summary", arguments: StoreEngine.allCases)
+    func commitAndReadBack(engine: StoreEngine) async throws {
+        let clock = ManualClock()
+        let opened = try await engine.open(clock: clock)
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        let first = try store.commitPull(pull("a", [item("1", day: 1), item("2", day: 3), item("3", day: 2)]))
+        #expect(first == CommitSummary(inserted: 3))
+        clock.advance(by: 60)
+        let second = try store.commitPull(
+            pull("a", [item("1", day: 1), item("2", day: 3, title: "changed"), item("4", day: 4)]))
+        #expect(second == CommitSummary(inserted: 1, updated: 1, unchanged: 1, missing: 1))
+        let page = try store.stream(feeds: ["a"], sources: nil, page: 1, perPage: 10)
+        #expect(page.entries.map(\.item.id) == ["4", "2", "3", "1"])
+        #expect(page.entries[1].item.title == "changed")
+        #expect(page.totalItems == 4)
+        let summary = try #require(try store.feedSummaries().first)
+        #expect(summary.name == "a" && summary.itemCount == 4 && summary.missingCount == 1)
+        #expect(summary.lastSuccessAt == clock.now)
+        #expect(try store.feedNames() == ["a"])
+        #expect(try store.baseline(for: "a", source: "test.items") != nil)
+        #expect(try store.storedDigests(for: "a").digests.count == 4)
+        #expect(try store.schemaVersions().isEmpty == false)
+    }
+
+    @Test("a failed pull keeps every stored item and records its error", arguments: StoreEngine.allCases)
+    func failedPull(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        try store.commitPull(pull("a", [item("1", day: 1), item("2", day: 2)]))
+        try store.recordFailure(feed: "a", source: "test.items", error: "HTTP 500", stats: PullStats(pages: 0, requests: 1))
+        let summary = try #require(try store.feedSummaries().first)
+        #expect(summary.itemCount == 2 && summary.lastError == "HTTP 500")
+        #expect(try store.baseline(for: "a", source: "test.items") == nil)
+    }
+
+    @Test("an item two feeds carry is stored with each and shown once, listing both", arguments: StoreEngine.allCases)
+    func provenance(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        try store.commit(
+            [
+                pull("a", [item("a1", url: "https://example.com/shared", day: 2), item("a2", day: 1)]),
+                pull("b", [item("b1", url: "https://example.com/shared", day: 2), item("b2", day: 3)]),
+            ], feedOrder: ["a", "b"])
+        let page = try store.stream(feeds: ["a", "b"], sources: nil, page: 1, perPage: 10)
+        #expect(shapes(page.entries) == ["b/b2", "a/a1 a,b", "a/a2"])
+        #expect(page.totalItems == 3)
+        // Listed the other way round, the shared item comes from b.
+        #expect(shapes(try store.stream(feeds: ["b", "a"], sources: nil, page: 1, perPage: 10).entries)
+            == ["b/b2", "b/b1 b,a", "a/a2"])
+        #expect(try store.feedSummaries().map(\.itemCount) == [2, 2])
+    }
+
+    @Test("pages are staged invisibly, a dead process's pull resumes, and finishing reveals it at once", arguments: StoreEngine.allCases)
+    func stagingAndResume(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        try store.commitPull(pull("a", [item("old", day: 1)]))
+        let dead = PullOwner(pid: 2_000_000_000, start: 1)
+        guard case .fresh(let ticket) = try store.beginPull(
+            feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: dead, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        let resume = ResumePoint(nextPage: 2, urls: [URL(string: "https://api.example.com/items?page=2")!], knownCount: false)
+        try store.stagePage(AcceptedPage(number: 1, items: [item("n1", day: 5)], resume: resume), ticket: ticket)
+        // Staged items are invisible.
+        #expect(try store.stream(feeds: ["a"], sources: nil, page: 1, perPage: 10).entries.map(\.item.id) == ["old"])
+        #expect(try store.feedSummaries().first?.stagedCount == 1)
+        #expect(try store.feedSummaries().first?.resumesAtPage == 2)
+        // The owner is dead: this process resumes after page 1.
+        guard case .resume(let next, let point, let storedPages) = try store.beginPull(
+            feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected a resumed pull"); return }
+        #expect(point.nextPage == 2 && storedPages == 1)
+        #expect(next.startedPull == ticket.startedPull)
+        try store.stagePage(AcceptedPage(number: 2, items: [item("n2", day: 6)]), ticket: next)
+        // The first holder lost its claim.
+        #expect(throws: StoreError.self) {
+            try store.stagePage(AcceptedPage(number: 3, items: [item("late", day: 7)]), ticket: ticket)
+        }
+        var done = pull("a", [])
+        done.itemCount = 2
+        let summary = try store.finishPull(done, ticket: next, keepResume: false)
+        #expect(summary.missing == 1)
+        #expect(try store.stream(feeds: ["a"], sources: nil, page: 1, perPage: 10).entries.map(\.item.id) == ["n2", "n1", "old"])
+        #expect(try store.checkpoint(feed: "a") == nil)
+    }
+
+    @Test("a feed claimed by a live process is busy for another", arguments: StoreEngine.allCases)
+    func liveClaimIsBusy(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        let parent = getppid()
+        let live = PullOwner(pid: parent, start: PullOwner.startTime(of: parent) ?? 0)
+        guard case .fresh = try store.beginPull(
+            feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: live, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        guard case .busy(let holder) = try store.beginPull(
+            feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected busy"); return }
+        #expect(holder == live)
+    }
+
+    @Test("a cursor keeps its place while newer items arrive, and reads the same on both engines", arguments: StoreEngine.allCases)
+    func cursorStability(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        try store.commit(
+            [
+                pull("a", (1...6).map { item("a\($0)", day: $0) } + [item("undated-a")]),
+                pull("b", (1...6).map { item("b\($0)", day: $0) } + [item("shared-b", url: "https://x/1", day: 3)]),
+                pull("c", [item("shared-c", url: "https://x/1", day: 3), item("undated-c")]),
+            ], feedOrder: ["a", "b", "c"])
+        let feeds = ["a", "b", "c"]
+        let (before, cursors) = try walk(store, feeds: feeds, limit: 4)
+        // 16 rows; shared-b and shared-c (one URL) are one entry listing both feeds.
+        #expect(before.count == 15)
+        #expect(shapes(before).contains("b/shared-b b,c") || shapes(before).contains("c/shared-c b,c"))
+        // Newer items arrive: what follows each cursor stays the same.
+        try store.commit([pull("a", (1...9).map { item("a\($0)", day: $0) } + [item("undated-a")])], feedOrder: feeds)
+        for (index, token) in cursors.enumerated() {
+            let after = try store.stream(feeds: feeds, sources: nil, after: try StreamCursor(token), limit: 100)
+            #expect(shapes(after.entries) == shapes(Array(before[(4 * (index + 1))...])))
+        }
+        // The same data on the other engine walks to the same entries and the same tokens.
+        let other = try await (engine == .sqlite ? StoreEngine.postgres : .sqlite).open()
+        defer { other.cleanup() }
+        defer { try? other.store.close() }
+        try other.store.commit(
+            [
+                pull("a", (1...6).map { item("a\($0)", day: $0) } + [item("undated-a")]),
+                pull("b", (1...6).map { item("b\($0)", day: $0) } + [item("shared-b", url: "https://x/1", day: 3)]),
+                pull("c", [item("shared-c", url: "https://x/1", day: 3), item("undated-c")]),
+            ], feedOrder: feeds)
+        let (otherEntries, otherCursors) = try walk(other.store, feeds: feeds, limit: 4)
+        #expect(shapes(otherEntries) == shapes(before))
+        #expect(otherCursors == cursors)
+    }
+
+    @Test("delete and prune remove exactly the feeds named, with their items", arguments: StoreEngine.allCases)
+    func deleteAndPrune(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        try store.commit(
+            [pull("a", [item("1", day: 1)]), pull("b", [item("2", day: 2), item("3", day: 3)]), pull("c", [item("4", day: 4)])],
+            feedOrder: ["a", "b", "c"])
+        try store.assignOwner("/configs/one.yaml", feeds: ["a", "b"])
+        #expect(try store.feedSummaries().map { $0.config ?? "-" } == ["/configs/one.yaml", "/configs/one.yaml", "-"])
+        let deleted = try store.delete(feeds: ["b", "missing"])
+        #expect(deleted.feeds == 1 && deleted.items == 2)
+        let pruned = try store.prune(keeping: ["a"])
+        #expect(pruned.feeds == 1 && pruned.items == 1)
+        #expect(try store.feedNames() == ["a"])
+    }
+
+    @Test("a validator is remembered with its feed's commit and a stored page is rebuilt from items", arguments: StoreEngine.allCases)
+    func httpCache(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        var headers = HTTPHeaders()
+        headers.add("ETag", "\"v1\"")
+        headers.add("Link", "<https://api.example.com/items?page=2>; rel=\"next\"")
+        let entry = HTTPCacheEntry(url: "https://api.example.com/items", status: 200, headers: headers, body: Data("[1]".utf8))
+        try store.commitPull(pull("a", [item("1", day: 1), item("2", day: 2)], cache: [entry]))
+        let cached = try #require(try store.cachedResponse(for: "https://api.example.com/items"))
+        #expect(cached.etag == "\"v1\"" && cached.body == Data("[1]".utf8) && cached.feed == "a")
+        #expect(cached.headers.fields.map(\.name) == ["ETag", "Link"])
+        let rebuilt = try store.rebuildPage(StoredPageSummary(AcceptedPage(number: 1, items: [item("2"), item("1")])), feed: "a")
+        #expect(rebuilt?.items.map(\.id) == ["2", "1"])
+        #expect(try store.firstSeen([("a", "1"), ("a", "nope")]).mapValues(\.count) == ["a": 1])
+    }
+
+    @Test("two stores opening one fresh database at once migrate it once", arguments: StoreEngine.allCases)
+    func concurrentOpen(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        try opened.store.close()
+        let reopen = opened.reopen
+        let versions = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try reopen()
+                    defer { try? store.close() }
+                    return try store.schemaVersions()
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(versions).count == 1)
+    }
+}
