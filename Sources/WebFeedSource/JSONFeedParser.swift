@@ -37,9 +37,10 @@ enum JSONFeedParser {
             nextURL: next.flatMap { ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil })
     }
 
-    /// One item: `id`, `url` (else `external_url`), `title`, `summary` (else `content_text`, else
-    /// `content_html` stripped), `image` (else `banner_image`, else the first image attachment),
-    /// `date_published`, `date_modified`, `authors` (1.1) or `author` (1.0), `tags`.
+    /// One item: `id`, `url` (else `external_url`), `title`, `summary` (else `content_text`; both
+    /// plain text by the spec, so only folded: a `<i>` there is text), else `content_html` stripped,
+    /// `image` (else `banner_image`, else the first image attachment), `date_published`,
+    /// `date_modified`, `authors` (1.1) or `author` (1.0), `tags`.
     static func entry(_ item: JSONValue, base: URL, feedAuthors: [FeedAuthor]) -> FeedEntry {
         func text(_ key: String) -> String? { ItemText.nonEmpty(item[key]?.scalarText) }
         func link(_ key: String) -> String? {
@@ -50,7 +51,7 @@ enum JSONFeedParser {
         entry.link = link("url") ?? link("external_url")
         entry.title = text("title").map(HTMLText.fold)
         entry.summary =
-            text("summary").map(HTMLText.plainText) ?? text("content_text").map(HTMLText.fold)
+            text("summary").map(HTMLText.fold) ?? text("content_text").map(HTMLText.fold)
             ?? text("content_html").map(HTMLText.plainText)
         entry.summary = entry.summary.flatMap(ItemText.nonEmpty)
         entry.published = text("date_published").flatMap(FeedDate.parse)

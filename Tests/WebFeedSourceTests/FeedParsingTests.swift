@@ -132,6 +132,20 @@ struct FeedParsingTests {
         #expect(document.entries.first?.summary == "Hello world <tag> ☃ next")
     }
 
+    /// JSON Feed's `summary` and `content_text` are plain text (jsonfeed.org/version/1.1): a `<i>`
+    /// there is the characters, as in the recorded jsonfeed-3960.json ("…Web-Entwickler <i>-, <b>-
+    /// und <u>-Tags…"); only `content_html` is HTML.
+    @Test("JSON Feed summary and content_text are plain text, only folded; content_html is stripped")
+    func jsonPlainText() throws {
+        func summary(_ fields: String) throws -> String? {
+            let body = #"{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1",\#(fields)}]}"#
+            return try FeedDocument.parse(Data(body.utf8), url: Self.url).entries.first?.summary
+        }
+        #expect(try summary(#""summary":"Tags <i>-, <b>- und &amp;\n  more""#) == "Tags <i>-, <b>- und &amp; more")
+        #expect(try summary(#""content_text":"a <b>  b""#) == "a <b> b")
+        #expect(try summary(#""content_html":"<p>a <b>b</b> &amp; c</p>""#) == "a b & c")
+    }
+
     /// The fold the parser must match: every run of Unicode White_Space as one space, trimmed,
     /// written over scalars (the parser folds UTF-8 bytes).
     static func referenceFold(_ text: String) -> String {
