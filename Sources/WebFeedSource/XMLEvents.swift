@@ -12,8 +12,12 @@ import Foundation
 /// replacement text, once, to check it, in a context of its own: that goes to libxml2's own SAX2
 /// functions, which keep it for the entity, as they do under a reader.
 ///
-/// Used by one ``XMLStream`` on one thread and never shared.
-final class XMLEvents {
+/// A value in memory the owning ``XMLStream`` allocates (its parser context's `_private` points
+/// at it), so the callbacks and the reader reach it without Swift's dynamic exclusivity checks
+/// on class properties (which took a fifth of the parse's instructions: libxml2 reports escaped
+/// markup such as `&lt;p&gt;` in runs of one character). Used by one ``XMLStream`` on one thread
+/// and never shared.
+struct XMLEvents {
     /// The namespace libxml2 gives namespace declarations read as attributes.
     static let xmlnsNamespace = "http://www.w3.org/2000/xmlns/"
 
@@ -32,12 +36,16 @@ final class XMLEvents {
     var count: Int { kinds.count }
     /// Whether libxml2 stopped at a fatal error (or the input failed): no more pushes.
     private(set) var stopped = false
+    /// The first error libxml2 reported, and its line.
+    private(set) var errorMessage: String?
+    private(set) var errorLine: Int?
 
     /// The document's parser context (the entity checks run in contexts of their own).
     private var context: xmlParserCtxtPtr?
-    private var errors: XMLStream.ErrorBox?
     /// The depth of the next element.
     private var level: Int32 = 0
+    /// Whether the last node recorded is text (the next run of characters joins it).
+    private var lastIsText = false
     /// Names already turned into Strings, by their libxml2 pointer. The parser interns element
     /// and attribute names and namespace URIs in its dictionary (which lives as long as the
     /// context), so one pointer is one name: each distinct name becomes a String once per
@@ -45,14 +53,14 @@ final class XMLEvents {
     /// constant, so comparing against it is a comparison of identical Strings.
     private var interned: [UnsafePointer<xmlChar>: String] = [:]
 
-    /// Ties the recorder to the document's context and the reader's error box.
-    func attach(context: xmlParserCtxtPtr, errors: XMLStream.ErrorBox) {
+    /// Ties the recorder to the document's context.
+    mutating func attach(context: xmlParserCtxtPtr) {
         self.context = context
-        self.errors = errors
     }
 
     /// Forgets the recorded nodes (they have been read), keeping the arrays' storage.
-    func removeAll() {
+    mutating func removeAll() {
+        lastIsText = false
         kinds.removeAll(keepingCapacity: true)
         depths.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
@@ -65,9 +73,9 @@ final class XMLEvents {
     }
 
     /// No more pushes: libxml2 stopped, or the input failed.
-    func stop() { stopped = true }
+    mutating func stop() { stopped = true }
 
-    private func append(_ kind: Int32, name: String = "", namespace: String = "", attributes list: [XMLAttribute] = [], text: Range<Int> = 0..<0) {
+    private mutating func append(_ kind: Int32, name: String = "", namespace: String = "", attributes list: [XMLAttribute] = [], text: Range<Int> = 0..<0) {
         kinds.append(kind)
         depths.append(level)
         lines.append(Int32(clamping: context?.pointee.input?.pointee.line ?? 0))
@@ -76,10 +84,11 @@ final class XMLEvents {
         namespaces.append(namespace)
         attributes.append(list)
         texts.append(text)
+        lastIsText = kind == XMLStream.NodeType.text
     }
 
     /// The String of a name from libxml2's dictionary (see `interned`).
-    private func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
+    private mutating func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
         guard let pointer else { return "" }
         if let known = interned[pointer] { return known }
         let built = String(cString: pointer)
@@ -110,7 +119,7 @@ final class XMLEvents {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func startElement(
+    mutating func startElement(
         _ localName: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?, _ declarationCount: Int32,
         _ declarations: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int32,
         _ values: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
@@ -137,7 +146,7 @@ final class XMLEvents {
         level += 1
     }
 
-    private func endElement() {
+    mutating func endElement() {
         level -= 1
         if let last = kinds.indices.last, kinds[last] == XMLStream.NodeType.element, depths[last] == level {
             empties[last] = true
@@ -146,45 +155,47 @@ final class XMLEvents {
         append(XMLStream.NodeType.endElement)
     }
 
-    private func characters(_ characters: UnsafePointer<xmlChar>?, _ length: Int32) {
+    mutating func characters(_ characters: UnsafePointer<xmlChar>?, _ length: Int32) {
         guard let characters, length > 0 else { return }
-        let run = UnsafeBufferPointer(start: characters, count: Int(length))
-        if let last = kinds.indices.last, kinds[last] == XMLStream.NodeType.text {
-            bytes.append(contentsOf: run)
-            texts[last] = texts[last].lowerBound..<bytes.count
+        if lastIsText {
+            if length == 1 { bytes.append(characters.pointee) } else {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: characters, count: Int(length)))
+            }
+            texts[texts.count - 1] = texts[texts.count - 1].lowerBound..<bytes.count
             return
         }
+        let run = UnsafeBufferPointer(start: characters, count: Int(length))
         let start = bytes.count
         bytes.append(contentsOf: run)
         append(XMLStream.NodeType.text, text: start..<bytes.count)
     }
 
-    private func record(error: UnsafeMutablePointer<xmlError>) {
-        guard let errors, errors.message == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        errors.message = error.pointee.message.map { String(cString: $0) }?
+    mutating func record(error: UnsafeMutablePointer<xmlError>) {
+        guard errorMessage == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        errorMessage = error.pointee.message.map { String(cString: $0) }?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
-        errors.line = Int(error.pointee.line)
+        errorLine = Int(error.pointee.line)
     }
 
     /// The recorder behind a SAX callback's context, when that context is the document's own
     /// (not an entity check's).
-    fileprivate static func recorder(_ context: UnsafeMutableRawPointer?) -> XMLEvents? {
+    fileprivate static func recorder(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLEvents>? {
         guard let context else { return nil }
         let parser = context.assumingMemoryBound(to: xmlParserCtxt.self)
         guard let owner = parser.pointee._private else { return nil }
-        let events = Unmanaged<XMLEvents>.fromOpaque(owner).takeUnretainedValue()
-        return events.context == parser ? events : nil
+        let events = owner.assumingMemoryBound(to: XMLEvents.self)
+        return events.pointee.context == parser ? events : nil
     }
 
     /// The recorder for an error from the document's context or an entity check's.
-    fileprivate static func owner(_ context: UnsafeMutableRawPointer?) -> XMLEvents? {
+    fileprivate static func owner(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLEvents>? {
         guard let context else { return nil }
         let parser = context.assumingMemoryBound(to: xmlParserCtxt.self)
-        return parser.pointee._private.map { Unmanaged<XMLEvents>.fromOpaque($0).takeUnretainedValue() }
+        return parser.pointee._private?.assumingMemoryBound(to: XMLEvents.self)
     }
 
     /// libxml2's SAX2 handler (entities, DTD, document) with the document's nodes recorded here
-    /// and errors routed to the reader's box, never to stderr. (A value made per parser: libxml2
+    /// and errors recorded here, never printed to stderr. (A value made per parser: libxml2
     /// copies it into the context.)
     static func makeHandler() -> xmlSAXHandler {
         var handler = xmlSAXHandler()
@@ -195,23 +206,23 @@ final class XMLEvents {
                     context, localName, prefix, uri, declarationCount, declarations, attributeCount, defaulted, values)
                 return
             }
-            events.startElement(localName, uri, declarationCount, declarations, attributeCount, values)
+            events.pointee.startElement(localName, uri, declarationCount, declarations, attributeCount, values)
         }
         handler.endElementNs = { context, localName, prefix, uri in
             guard let events = XMLEvents.recorder(context) else {
                 xmlSAX2EndElementNs(context, localName, prefix, uri)
                 return
             }
-            events.endElement()
+            events.pointee.endElement()
         }
         handler.characters = { context, characters, length in
             guard let events = XMLEvents.recorder(context) else { return xmlSAX2Characters(context, characters, length) }
-            events.characters(characters, length)
+            events.pointee.characters(characters, length)
         }
         handler.ignorableWhitespace = handler.characters
         handler.cdataBlock = { context, characters, length in
             guard let events = XMLEvents.recorder(context) else { return xmlSAX2CDataBlock(context, characters, length) }
-            events.characters(characters, length)
+            events.pointee.characters(characters, length)
         }
         handler.reference = { context, name in
             if XMLEvents.recorder(context) == nil { xmlSAX2Reference(context, name) }
@@ -227,7 +238,7 @@ final class XMLEvents {
         handler.fatalError = nil
         handler.serror = { context, error in
             guard let error, let events = XMLEvents.owner(context) else { return }
-            events.record(error: error)
+            events.pointee.record(error: error)
         }
         return handler
     }

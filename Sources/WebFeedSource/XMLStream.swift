@@ -36,12 +36,6 @@ final class XMLStream {
         static let endElement = Int32(XML_READER_TYPE_END_ELEMENT.rawValue)
     }
 
-    /// The first error libxml2 reported, with its line.
-    final class ErrorBox {
-        var message: String?
-        var line: Int?
-    }
-
     /// Parser options: see the type's documentation.
     static let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
     /// The bytes handed to libxml2 per push. A document up to this size goes in one push, with
@@ -56,9 +50,9 @@ final class XMLStream {
 
     /// The parser context (SAX2 push parser); its `_private` points at ``events``.
     let context: xmlParserCtxtPtr
-    let errors = ErrorBox()
-    /// The nodes libxml2 reported and ``read()`` has not handed out yet (and the current one).
-    let events: XMLEvents
+    /// The nodes libxml2 reported and ``read()`` has not handed out yet (and the current one),
+    /// allocated by this reader (see ``XMLEvents``).
+    private let events: UnsafeMutablePointer<XMLEvents>
     /// The position of the current node in ``events``; -1 before the first.
     private var cursor = -1
     /// Whether libxml2 has had the whole document (the last push had `terminate`).
@@ -79,13 +73,17 @@ final class XMLStream {
     init?(bytes: UnsafeRawBufferPointer, url: String, encoding: String?) {
         _ = Self.initialised
         let first = min(4, bytes.count)
-        events = XMLEvents()
+        events = Self.allocateEvents()
         guard let context = Self.makeContext(first: bytes.baseAddress, count: first, url: url, encoding: encoding, events: events)
-        else { return nil }
+        else {
+            events.deinitialize(count: 1)
+            events.deallocate()
+            return nil
+        }
         self.context = context
         input = .memory(bytes)
         memoryOffset = first
-        events.attach(context: context, errors: errors)
+        events.pointee.attach(context: context)
     }
 
     /// A reader pulling the document from `chunks` as it goes: the document is never held
@@ -100,22 +98,31 @@ final class XMLStream {
             if count <= 0 { break }
             first += count
         }
-        events = XMLEvents()
+        events = Self.allocateEvents()
         guard chunks.failure == nil,
             let context = Self.makeContext(
                 first: UnsafeRawPointer(buffer.baseAddress), count: first, url: url, encoding: encoding, events: events)
         else {
             buffer.deallocate()
+            events.deinitialize(count: 1)
+            events.deallocate()
             return nil
         }
         self.context = context
         input = .chunks(chunks, buffer: buffer)
-        events.attach(context: context, errors: errors)
+        events.pointee.attach(context: context)
+    }
+
+    /// Empty events, in memory of their own.
+    private static func allocateEvents() -> UnsafeMutablePointer<XMLEvents> {
+        let events = UnsafeMutablePointer<XMLEvents>.allocate(capacity: 1)
+        events.initialize(to: XMLEvents())
+        return events
     }
 
     /// A SAX2 push parser context over `count` first bytes, its handlers ``XMLEvents``'.
     private static func makeContext(
-        first: UnsafeRawPointer?, count: Int, url: String, encoding: String?, events: XMLEvents
+        first: UnsafeRawPointer?, count: Int, url: String, encoding: String?, events: UnsafeMutablePointer<XMLEvents>
     ) -> xmlParserCtxtPtr? {
         var handler = XMLEvents.makeHandler()
         guard
@@ -123,7 +130,7 @@ final class XMLStream {
                 &handler, nil, first?.assumingMemoryBound(to: CChar.self), Int32(count), url)
         else { return nil }
         xmlCtxtUseOptions(context, options)
-        context.pointee._private = Unmanaged.passUnretained(events).toOpaque()
+        context.pointee._private = UnsafeMutableRawPointer(events)
         if let encoding, let converter = xmlFindCharEncodingHandler(encoding) {
             xmlSwitchToEncoding(context, converter)
         }
@@ -136,22 +143,24 @@ final class XMLStream {
             xmlFreeDoc(document)
         }
         xmlFreeParserCtxt(context)
+        events.deinitialize(count: 1)
+        events.deallocate()
         if case .chunks(_, let buffer) = input { buffer.deallocate() }
     }
 
     /// Moves to the next node; `false` at the end of the document. Throws the parser's error
     /// once the nodes before it have been read.
     func read() throws(FeedParseError) -> Bool {
-        if cursor + 1 < events.count {
+        if cursor + 1 < events.pointee.count {
             cursor += 1
             return true
         }
-        events.removeAll()
+        events.pointee.removeAll()
         cursor = -1
-        while events.count == 0 {
-            if events.stopped { throw failure() }
+        while events.pointee.count == 0 {
+            if events.pointee.stopped { throw failure() }
             if finished {
-                if errors.message != nil { throw failure() }
+                if events.pointee.errorMessage != nil { throw failure() }
                 return false
             }
             push()
@@ -172,50 +181,50 @@ final class XMLStream {
         case .chunks(let source, let buffer):
             let count = source.fill(buffer)
             if count < 0 {
-                events.stop()
+                events.pointee.stop()
                 return
             }
             finished = count == 0
             xmlParseChunk(context, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(count), finished ? 1 : 0)
         }
-        if context.pointee.wellFormed == 0, context.pointee.disableSAX != 0 { events.stop() }
+        if context.pointee.wellFormed == 0, context.pointee.disableSAX != 0 { events.pointee.stop() }
     }
 
     /// The error libxml2 reported (or a generic one), as a ``FeedParseError``; a chunk source's
     /// own failure (a read error, the size limit) comes first.
     func failure() -> FeedParseError {
         if case .chunks(let source, _) = input, let failed = source.failure { return failed }
-        let message = errors.message ?? "malformed XML"
-        let line = errors.line ?? Int(context.pointee.input?.pointee.line ?? 0)
+        let message = events.pointee.errorMessage ?? "malformed XML"
+        let line = events.pointee.errorLine ?? Int(context.pointee.input?.pointee.line ?? 0)
         return FeedParseError("malformed XML: \(FeedSniffer.printable(message, limit: 200))", line: line > 0 ? line : nil)
     }
 
     /// The current node's type.
-    var nodeType: Int32 { events.kinds[cursor] }
+    var nodeType: Int32 { events.pointee.kinds[cursor] }
     /// The current node's depth (the root element is 0).
-    var depth: Int { Int(events.depths[cursor]) }
+    var depth: Int { Int(events.pointee.depths[cursor]) }
     /// Whether the current element has no content (`<x/>`, or `<x></x>`): no end-element node
     /// follows it.
     var isEmptyElement: Bool {
-        guard events.kinds[cursor] == NodeType.element else { return false }
+        guard events.pointee.kinds[cursor] == NodeType.element else { return false }
         // The element's end may not be parsed yet: push until a node follows it.
-        while cursor + 1 == events.count, !finished, !events.stopped { push() }
-        return events.empties[cursor]
+        while cursor + 1 == events.pointee.count, !finished, !events.pointee.stopped { push() }
+        return events.pointee.empties[cursor]
     }
     /// The current node's local name.
-    var localName: String { events.names[cursor] }
+    var localName: String { events.pointee.names[cursor] }
     /// The current node's namespace URI, or `""`.
-    var namespace: String { events.namespaces[cursor] }
+    var namespace: String { events.pointee.namespaces[cursor] }
     /// The current text node's value.
     var value: String {
-        let range = events.texts[cursor]
-        return String(decoding: events.bytes[range], as: UTF8.self)
+        let range = events.pointee.texts[cursor]
+        return String(decoding: events.pointee.bytes[range], as: UTF8.self)
     }
     /// The line of the current node.
-    var line: Int { Int(events.lines[cursor]) }
+    var line: Int { Int(events.pointee.lines[cursor]) }
 
     /// The current element's attributes (namespace declarations included, first).
-    func attributes() -> [XMLAttribute] { events.attributes[cursor] }
+    func attributes() -> [XMLAttribute] { events.pointee.attributes[cursor] }
 
     /// The text inside the current element (descendants' text included), leaving the reader on
     /// its end tag. Entity references are skipped, never expanded. A space stands for each block
@@ -243,12 +252,12 @@ final class XMLStream {
         if isEmptyElement { return }
         let start = depth
         while try read() {
-            switch events.kinds[cursor] {
+            switch events.pointee.kinds[cursor] {
             case NodeType.text:
-                scratch.append(contentsOf: events.bytes[events.texts[cursor]])
+                scratch.append(contentsOf: events.pointee.bytes[events.pointee.texts[cursor]])
             case NodeType.element:
-                if HTMLText.blocks.contains(events.names[cursor]) { scratch.append(0x20) }
-            case NodeType.endElement where events.depths[cursor] == start:
+                if HTMLText.blocks.contains(events.pointee.names[cursor]) { scratch.append(0x20) }
+            case NodeType.endElement where events.pointee.depths[cursor] == start:
                 return
             default:
                 break
