@@ -172,6 +172,8 @@ struct FeedParsingTests {
         #expect(try summary(#""summary":"Tags <i>-, <b>- und &amp;\n  more""#) == "Tags <i>-, <b>- und &amp; more")
         #expect(try summary(#""content_text":"a <b>  b""#) == "a <b> b")
         #expect(try summary(#""content_html":"<p>a <b>b</b> &amp; c</p>""#) == "a b & c")
+        // A summary of nothing but (Unicode) whitespace is none: the text comes next.
+        #expect(try summary(#""summary":" \u00a0\u2028 ","content_text":" x …  y…\t""#) == "x … y…")
     }
 
     /// The fold the parser must match: every run of Unicode White_Space as one space, trimmed,
