@@ -78,6 +78,14 @@ enum FeedDate {
             zoneSeconds = offset
         }
         guard hour < 24, minute < 60, second < 61 else { return nil }
+        if (1600...9999).contains(year) {
+            // The Gregorian calendar's arithmetic (what `DateComponents` computes below, without its
+            // cost): a day that does not exist and a 60th second are no date, as there.
+            guard second < 60, day <= daysIn(month: month, year: year) else { return nil }
+            let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+            return Date(timeIntervalSince1970: TimeInterval(seconds - zoneSeconds))
+        }
+        // Other years: Foundation's calendar (before 1582 it is Julian).
         var components = DateComponents()
         components.calendar = Calendar(identifier: .gregorian)
         components.timeZone = TimeZone(secondsFromGMT: 0)
@@ -89,6 +97,25 @@ enum FeedDate {
         components.second = second
         guard components.isValidDate, let date = components.date else { return nil }
         return date.addingTimeInterval(TimeInterval(-zoneSeconds))
+    }
+
+    /// Days in `month` (1–12) of `year` in the Gregorian calendar.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// Seconds east of UTC for `+0200`, `-05:00`, `GMT+2`, `EST`; `nil` when unreadable.

@@ -28,9 +28,9 @@ extension FeedDocument {
 
     /// Parses a document read chunk by chunk, handing each entry to `onEntry` as soon as it has
     /// been read, so memory stays bounded whatever the document's size: RSS, RDF and Atom go
-    /// through libxml2's reader fed from `read` (`xmlReaderForIO`); a JSON Feed, which has no
-    /// entry boundary a pull parser could stop at, is read whole (up to ``Limits/maxBytes``) and
-    /// then handed on entry by entry.
+    /// through libxml2's push parser, fed what `read` delivers (``XMLStream``); a JSON Feed,
+    /// which has no entry boundary a pull parser could stop at, is read whole (up to
+    /// ``Limits/maxBytes``) and then handed on entry by entry.
     ///
     /// `read` fills the buffer it is given and returns the count of bytes written, 0 at the end
     /// of the document. The format is sniffed from the first 8 KiB, as ``parse(_:contentType:url:limits:)``

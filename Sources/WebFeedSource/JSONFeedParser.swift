@@ -37,22 +37,28 @@ enum JSONFeedParser {
             nextURL: next.flatMap { ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil })
     }
 
-    /// One item: `id`, `url` (else `external_url`), `title`, `summary` (else `content_text`, else
-    /// `content_html` stripped), `image` (else `banner_image`, else the first image attachment),
-    /// `date_published`, `date_modified`, `authors` (1.1) or `author` (1.0), `tags`.
+    /// One item: `id`, `url` (else `external_url`), `title`, `summary` (else `content_text`; both
+    /// plain text by the spec, so only folded: a `<i>` there is text), else `content_html` stripped,
+    /// `image` (else `banner_image`, else the first image attachment), `date_published`,
+    /// `date_modified`, `authors` (1.1) or `author` (1.0), `tags`.
     static func entry(_ item: JSONValue, base: URL, feedAuthors: [FeedAuthor]) -> FeedEntry {
         func text(_ key: String) -> String? { ItemText.nonEmpty(item[key]?.scalarText) }
+        /// `key`'s text folded, `nil` when nothing is left: what trimming it first gives (folding
+        /// trims the same White_Space characters), without Foundation's trimming, which bridges a
+        /// text ending in, say, `…` through UTF-16.
+        func folded(_ key: String) -> String? {
+            item[key]?.scalarText.map(HTMLText.fold).flatMap { $0.isEmpty ? nil : $0 }
+        }
         func link(_ key: String) -> String? {
             text(key).flatMap { URL(string: $0, relativeTo: base)?.absoluteURL.absoluteString }
         }
         var entry = FeedEntry()
         entry.guid = text("id")
         entry.link = link("url") ?? link("external_url")
-        entry.title = text("title").map(HTMLText.fold)
-        entry.summary =
-            text("summary").map(HTMLText.plainText) ?? text("content_text").map(HTMLText.fold)
-            ?? text("content_html").map(HTMLText.plainText)
-        entry.summary = entry.summary.flatMap(ItemText.nonEmpty)
+        entry.title = folded("title")
+        entry.summary = folded("summary") ?? folded("content_text") ?? text("content_html").map(HTMLText.plainText)
+        // Each of the three is folded text already: only an empty one is left to drop.
+        entry.summary = entry.summary.flatMap { $0.isEmpty ? nil : $0 }
         entry.published = text("date_published").flatMap(FeedDate.parse)
         entry.updated = text("date_modified").flatMap(FeedDate.parse)
         let own = authors(item)

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The bytes of a streamed document, handed to libxml2 chunk by chunk (``XMLStream``'s
-/// `xmlReaderForIO` read callback): first the bytes already read to sniff the format, then
-/// whatever `read` delivers, counted against the size limit.
+/// The bytes of a streamed document, handed to libxml2 chunk by chunk (``XMLStream`` pushes
+/// what ``fill(_:)`` delivers): first the bytes already read to sniff the format, then whatever
+/// `read` delivers, counted against the size limit.
 ///
-/// Used by one parse on one thread and never shared; ``XMLStream`` keeps it alive as long as
-/// the C reader that calls it.
+/// Used by one parse on one thread and never shared; ``XMLStream`` keeps it as long as it
+/// parses.
 final class XMLChunkSource {
     /// Reads up to the buffer's size into it; returns the count, 0 at the end of the document.
     typealias Read = (UnsafeMutableRawBufferPointer) throws(FeedParseError) -> Int

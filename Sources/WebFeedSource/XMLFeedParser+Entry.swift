@@ -93,15 +93,14 @@ extension XMLFeedParser {
     private mutating func readRSS(_ name: String, _ attributes: [XMLAttribute], base: URL) throws(FeedParseError) {
         switch name {
         case "title":
-            let raw = try stream.text()
-            entry?.title = Self.nonEmpty(HTMLText.plainText(raw))
+            entry?.title = Self.nonEmpty(try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) })
         case "link":
             if let link = Self.resolve(try stream.text(), base) { entry?.link = link.absoluteString }
         case "guid":
             let guidValue = ItemText.nonEmpty(try stream.text())
             entry?.guid = guidValue
         case "description":
-            let summaryValue = Self.nonEmpty(HTMLText.plainText(try stream.text()))
+            let summaryValue = Self.nonEmpty(try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) })
             entry?.summary = summaryValue
         case "pubDate":
             let publishedValue = FeedDate.parse(try stream.text())
@@ -157,8 +156,9 @@ extension XMLFeedParser {
     /// `text` folded.
     private func textConstruct(_ attributes: [XMLAttribute]) throws(FeedParseError) -> String {
         let type = Self.attribute("type", attributes)?.lowercased() ?? "text"
-        let raw = try stream.text()
-        return type == "html" ? HTMLText.plainText(raw) : HTMLText.fold(raw)
+        return try stream.textBytes().withUnsafeBufferPointer {
+            type == "html" ? HTMLText.plainText(bytes: $0) : HTMLText.fold(bytes: $0)
+        }
     }
 
     /// Sets the entry's image unless it has one.

@@ -1,6 +1,6 @@
 // Feed parser benchmark (`make bench-feed`): parse rate and peak memory of WebFeedSource's parser.
 //
-//   feedagg-feed-bench [--fixtures DIR] [--megabytes N] [--rounds R]
+//   feedagg-feed-bench [--fixtures DIR] [--megabytes N] [--rounds R] [--fixtures-only]
 //   feedagg-feed-bench --parse-file FILE     (one streamed parse; used by step 2)
 //
 // 1. every fixture of DIR (RSS, RDF, Atom, JSON Feed) parsed over and over until N MB (default
@@ -10,6 +10,7 @@
 //    this program streaming the file (`FeedDocument.stream(fileAt:)`): MB/s, entries and that
 //    process's peak RSS, which stays the same whatever the document's size;
 // 3. an exec plugin's overhead per page against the same items from `source: http`.
+// `--fixtures-only` stops after step 1 (for a profiler such as `valgrind --tool=callgrind`).
 import Foundation
 import ExecSource
 import WebFeedSource
@@ -35,6 +36,7 @@ var fixtures = "Tests/WebFeedSourceTests/Fixtures"
 var target = 50
 var rounds = 1
 var parseFile: String?
+var fixturesOnly = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -42,9 +44,10 @@ while let argument = arguments.first {
     case "--megabytes": target = Int(arguments.removeFirst()) ?? target
     case "--rounds": rounds = max(1, Int(arguments.removeFirst()) ?? rounds)
     case "--parse-file": parseFile = arguments.removeFirst()
+    case "--fixtures-only": fixturesOnly = true
     default:
         FileHandle.standardError.write(
-            Data("usage: feedagg-feed-bench [--fixtures DIR] [--megabytes N] [--rounds R] | --parse-file FILE\n".utf8))
+            Data("usage: feedagg-feed-bench [--fixtures DIR] [--megabytes N] [--rounds R] [--fixtures-only] | --parse-file FILE\n".utf8))
         exit(2)
     }
 }
@@ -86,6 +89,8 @@ for round in 1...rounds {
             + "\(megabytes(total)) in \(String(format: "%.2f", elapsed)) s = \(String(format: "%.1f", Double(total) / 1_000_000 / elapsed)) MB/s, "
             + "\(entries) entries, peak RSS \(megabytes(peakRSS()))")
 }
+
+if fixturesOnly { exit(0) }
 
 // 2. Two large Atom documents, written to files and streamed by fresh processes.
 let atom = String(decoding: try Data(contentsOf: URL(fileURLWithPath: fixtures).appendingPathComponent("movabletype-touchnokia.atom")), as: UTF8.self)

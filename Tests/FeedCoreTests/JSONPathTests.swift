@@ -76,6 +76,26 @@ struct JSONPathTests {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
         #expect(throws: PageDecodeError.self) { try JSONValue.parse(Data(deep.utf8)) }
     }
+
+    /// Strings are decoded a run of plain bytes at a time: runs before, between and after
+    /// escapes, non-ASCII and invalid UTF-8 inside them, and errors at the same byte as before.
+    @Test("strings: plain runs around escapes decode whole; a control character or no closing quote fails at its byte")
+    func stringRuns() throws {
+        let long = String(repeating: "plain café text ", count: 500)
+        #expect(JSONValueFixture.parse("[\"\(long)\"]") == .array([.string(long)]))
+        #expect(JSONValueFixture.parse(#"["ab\"cd\\ef\u00e9gh\/", ""]"#) == .array([.string("ab\"cd\\ef\u{e9}gh/"), .string("")]))
+        let invalid = try JSONValue.parse(Data([0x5B, 0x22, 0x61, 0xFF, 0x62, 0x22, 0x5D]))
+        #expect(invalid == .array([.string("a\u{FFFD}b")]))
+        func message(_ text: String) -> String? {
+            do {
+                _ = try JSONValue.parse(Data(text.utf8))
+                return nil
+            } catch { return error.description }
+        }
+        #expect(message("[\"ab\u{01}c\"]")?.contains("control character in a string at byte 4") == true)
+        #expect(message(#"["a\n\#u{01}"]"#)?.contains("control character in a string at byte 5") == true)
+        #expect(message("[\"abc")?.contains("unterminated string") == true)
+    }
 }
 
 enum JSONValueFixture {

@@ -104,6 +104,34 @@ struct FeedParsingTests {
         #expect(document.entries.first?.published == Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
+    /// RFC 822 dates are computed by arithmetic for the years 1600–9999: the same instants as
+    /// Foundation's Gregorian calendar, and the same days and seconds that do not exist.
+    @Test("RFC 822 dates agree with Foundation's calendar, including days that do not exist")
+    func rfc822Arithmetic() throws {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        var expected: [Date?] = []
+        var items = ""
+        for year in [1600, 1899, 1900, 1970, 1999, 2000, 2024, 2100, 2400, 9999] {
+            for month in 1...12 {
+                for day in [1, 28, 29, 30, 31] {
+                    for (hour, minute, second) in [(23, 59, 59), (0, 0, 60), (12, 30, 0)] {
+                        var components = DateComponents()
+                        components.calendar = Calendar(identifier: .gregorian)
+                        components.timeZone = TimeZone(secondsFromGMT: 0)
+                        (components.year, components.month, components.day) = (year, month, day)
+                        (components.hour, components.minute, components.second) = (hour, minute, second)
+                        expected.append(components.isValidDate ? components.date?.addingTimeInterval(-5400) : nil)
+                        let text = String(format: "%02d %@ %d %02d:%02d:%02d +0130", day, months[month - 1], year, hour, minute, second)
+                        items += "<item><guid>\(expected.count)</guid><pubDate>\(text)</pubDate></item>"
+                    }
+                }
+            }
+        }
+        let document = try FeedDocument.parse(Data(Self.rss(items).utf8), url: Self.url)
+        #expect(document.entries.map(\.published) == expected)
+        #expect(expected.contains(nil) && expected.contains { $0 != nil })
+    }
+
     @Test("unreadable dates leave the entry undated", arguments: ["yesterday", "32 Jan 2020 10:00:00 GMT", "", "Sat, 07 Foo 2002"])
     func undated(text: String) throws {
         let item = "<item><guid>1</guid><pubDate>\(text)</pubDate></item>"
@@ -130,6 +158,22 @@ struct FeedParsingTests {
             """
         let document = try FeedDocument.parse(Data(Self.rss(item).utf8), url: Self.url)
         #expect(document.entries.first?.summary == "Hello world <tag> ☃ next")
+    }
+
+    /// JSON Feed's `summary` and `content_text` are plain text (jsonfeed.org/version/1.1): a `<i>`
+    /// there is the characters, as in the recorded jsonfeed-3960.json ("…Web-Entwickler <i>-, <b>-
+    /// und <u>-Tags…"); only `content_html` is HTML.
+    @Test("JSON Feed summary and content_text are plain text, only folded; content_html is stripped")
+    func jsonPlainText() throws {
+        func summary(_ fields: String) throws -> String? {
+            let body = #"{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1",\#(fields)}]}"#
+            return try FeedDocument.parse(Data(body.utf8), url: Self.url).entries.first?.summary
+        }
+        #expect(try summary(#""summary":"Tags <i>-, <b>- und &amp;\n  more""#) == "Tags <i>-, <b>- und &amp; more")
+        #expect(try summary(#""content_text":"a <b>  b""#) == "a <b> b")
+        #expect(try summary(#""content_html":"<p>a <b>b</b> &amp; c</p>""#) == "a b & c")
+        // A summary of nothing but (Unicode) whitespace is none: the text comes next.
+        #expect(try summary(#""summary":" \u00a0\u2028 ","content_text":" x …  y…\t""#) == "x … y…")
     }
 
     /// The fold the parser must match: every run of Unicode White_Space as one space, trimmed,

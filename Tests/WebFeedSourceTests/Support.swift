@@ -17,6 +17,8 @@ enum FeedFixtures {
         ("podcast-transistor-oxide.rss", "https://feeds.transistor.fm/oxide-and-friends", .rss2),
         ("wordpresscom-docuverse.rss", "https://blog.docuverse.com/feed/", .rss2),
         ("typepad-hrefconsideredharmful.rdf", "http://www.avibryant.com/index.rdf", .rss1),
+        ("github-releases-feed-rs.atom", "https://github.com/feed-rs/feed-rs/releases.atom", .atom),
+        ("jsonfeed-3960.json", "https://journal.3960.org/feed.json", .jsonFeed),
         // Written by hand, for what the recordings above do not cover (see Fixtures/README.md).
         ("github-releases.atom", "https://github.com/swiftlang/swift-format/releases.atom", .atom),
         ("podcast.rss", "https://podcast.example.org/feed.rss", .rss2),

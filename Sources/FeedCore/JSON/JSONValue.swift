@@ -298,7 +298,19 @@ struct JSONValueParser {
 
     private mutating func string() throws(PageDecodeError) -> String {
         index += 1  // opening quote
+        // A string without escapes (most are) is one slice of the input: found in one scan and
+        // decoded once, not copied a byte at a time.
+        let run = plainRunEnd(from: index)
+        if run < bytes.count, bytes[run] == UInt8(ascii: "\"") {
+            let text = bytes.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[index..<run]), as: UTF8.self)
+            }
+            index = run + 1
+            return text
+        }
         var out: [UInt8] = []
+        out.append(contentsOf: bytes[index..<run])
+        index = run
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
@@ -340,10 +352,23 @@ struct JSONValueParser {
                 }
             default:
                 guard byte >= 0x20 else { throw failure("control character in a string") }
-                out.append(byte)
-                index += 1
+                let end = plainRunEnd(from: index + 1)
+                out.append(contentsOf: bytes[index..<end])
+                index = end
             }
         }
         throw failure("unterminated string")
+    }
+
+    /// The index of the first byte from `start` that ends a run of plain string bytes: a quote, a
+    /// backslash or a control character (or the end of the input).
+    private func plainRunEnd(from start: Int) -> Int {
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        return end
     }
 }
