@@ -7,11 +7,14 @@ import Foundation
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The store: a SQLite file, or postgres://user@host:port/db (postgresql://, or postgres://user@/db?host=/socketdir).",
+            "The store: a SQLite file, or a PostgreSQL URL.",
             discussion: """
-                Default: $FEEDAGG_DB when set, else one store per feeds.yaml, \
+                A PostgreSQL URL: postgres://user@host:port/db (or postgresql://; a Unix socket: \
+                postgres://user@/db?host=/socketdir). \
+                Default: $FEEDAGG_DB when set, else feeds.yaml's `settings: store:`, else one store per feeds.yaml, \
                 $XDG_DATA_HOME/feedagg/stores/<dir>-<name>-<hash>.sqlite (~/.local/share/feedagg/stores/…), named after \
-                the file's absolute path. A PostgreSQL password comes from the URL, ${VAR} in it, or PGPASSWORD; \
+                the file's absolute path. A PostgreSQL password comes from the URL, ${VAR} in it, \
+                store_password_file, or PGPASSWORD; \
                 it is never printed.
                 """,
             valueName: "file|url"),

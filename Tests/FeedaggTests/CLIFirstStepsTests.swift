@@ -232,7 +232,7 @@ struct CLIFirstStepsTests {
         let zsh = try await feedagg(["--generate-completion-script", "zsh"], in: folder)
         #expect(zsh.status == 0)
         #expect(zsh.stdout.contains(#"{--config,-c}'[The feeds file.]:file:_files -g '\''*.yaml *.yml'\'''"#), "\(zsh.stdout)")
-        #expect(zsh.stdout.contains("'--db[The store (SQLite).]:file:_files'"))
+        #expect(zsh.stdout.contains(#"'--db[The store\: a SQLite file, or a PostgreSQL URL.]:file|url:_files'"#), "\(zsh.stdout)")
         #expect(zsh.stdout.contains("next command names it).]:dir:_files -/'"), "--replay completes folders")
         #expect(zsh.stdout.contains("---completion pull -- --feed"))
     }
@@ -291,7 +291,7 @@ struct CLIFirstStepsTests {
             #expect(output.stdout.contains("Examples:\n  feedagg"), "\(command):\n\(output.stdout)")
         }
         let pull = try await feedagg(["pull", "--help"], in: folder).stdout
-        for option in ["--config <file>", "--db <file>", "--replay <dir>", "--record-to <dir>", "--feed <name>",
+        for option in ["--config <file>", "--db <file|url>", "--replay <dir>", "--record-to <dir>", "--feed <name>",
             "--limit <n>", "--page <n>", "--per-page <n>", "--format <format>"]
         {
             #expect(pull.contains(option), "\(option) in:\n\(pull)")
