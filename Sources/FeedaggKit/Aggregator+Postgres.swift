@@ -4,23 +4,42 @@ import Foundation
 import PostgresFeedStore
 
 extension Aggregator {
-    /// Opens the PostgreSQL store `text` names (`${VAR}` and `PGPASSWORD` from the environment, or
-    /// the `store_password_file` of feeds.yaml at `config` when the URL carries no password); every
-    /// error names the URL with its password redacted.
-    func openPostgres(_ text: String, config: String?, keepRaw: Bool = true) throws -> any StoreDriver {
-        let url = try PostgresURL(text, environment: environment, passwordFile: storeSettings(config: config).password)
+    /// Opens the PostgreSQL store `text` names (`${VAR}` and `PGPASSWORD` from the environment);
+    /// every error names the URL with its password redacted. A `store_password_file` of feeds.yaml
+    /// reaches here inside `text` (see ``configuredLocation(_:config:)``).
+    func openPostgres(_ text: String, keepRaw: Bool = true) throws -> any StoreDriver {
+        let url = try PostgresURL(text, environment: environment)
         return try PostgresFeedStore.open(url: url, now: StoreClock.now(environment: environment), keepRaw: keepRaw)
     }
 
-    /// `location`; for the standard location, the `store:` setting of feeds.yaml at `config` when it
-    /// gives one (`--db` and `FEEDAGG_DB` come first: they are not the standard location).
+    /// The store a command uses for the configuration `config`, given `location` (from `--db` and
+    /// `FEEDAGG_DB`, which win):
+    /// - the standard location becomes the `store:` setting of feeds.yaml when it gives one;
+    /// - a PostgreSQL URL without a password gets the `store_password_file` one of feeds.yaml, when
+    ///   it gives one (it is only ever shown redacted).
+    ///
+    /// Resolve once per command, when the configuration is loaded (`feedagg serve` does so at start,
+    /// so an edit of feeds.yaml never moves a running server to another store). A feeds.yaml that
+    /// cannot be read leaves `location` as it is (the command's own load says why).
     public func configuredLocation(_ location: StoreLocation, config: String?) -> StoreLocation {
-        guard location == .standard, let store = storeSettings(config: config).store else { return location }
-        return .parse(store)
+        guard case .standard = location else {
+            guard case .postgres(let text) = location, PostgresURL.lacksPassword(text),
+                let password = storeSettings(config: config).password
+            else {
+                return location
+            }
+            return .postgres(PostgresURL.withPassword(password, in: text))
+        }
+        let settings = storeSettings(config: config)
+        guard let store = settings.store else { return location }
+        guard case .postgres(let text) = StoreLocation.parse(store), let password = settings.password else {
+            return .parse(store)
+        }
+        return .postgres(PostgresURL.withPassword(password, in: text))
     }
 
     /// The `store` and `store_password_file` settings of feeds.yaml at `config`; none when there is
-    /// no such file or its settings do not load (the command's own load of the file says why).
+    /// no such file or its settings do not load.
     func storeSettings(config: String?) -> (store: String?, password: String?) {
         guard let config, FileManager.default.fileExists(atPath: config),
             let (document, _) = try? FeedsLoader.loadCollectingErrors(

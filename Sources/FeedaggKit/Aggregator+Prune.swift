@@ -13,8 +13,6 @@ public struct PrunePlan: Sendable {
     public var storePath: String = ""
     /// The store.
     public var store: StoreLocation = .standard
-    /// The configuration planned for (its `store_password_file` opens a PostgreSQL store).
-    public var config: String?
 }
 
 extension Aggregator {
@@ -27,10 +25,10 @@ extension Aggregator {
         let declared = Set(try declaredFeeds(configPath: configPath).map(\.name))
         let location = configuredLocation(location, config: configPath)
         let (path, _) = try location.resolve(environment: environment, config: configPath)
-        var plan = PrunePlan(storePath: path, store: location, config: configPath)
+        var plan = PrunePlan(storePath: path, store: location)
         let store: any StoreDriver
         if case .postgres(let text) = location {
-            store = try openPostgres(text, config: configPath)
+            store = try openPostgres(text)
         } else {
             guard FileManager.default.fileExists(atPath: path) else {
                 if location == .standard { noteLegacyStore(newPath: path) }
@@ -55,7 +53,7 @@ extension Aggregator {
     public func prune(_ plan: PrunePlan) throws {
         guard !plan.doomed.isEmpty else { return }
         let store: any StoreDriver =
-            if case .postgres(let text) = plan.store { try openPostgres(text, config: plan.config) } else { try FeedStore.open(path: plan.storePath) }
+            if case .postgres(let text) = plan.store { try openPostgres(text) } else { try FeedStore.open(path: plan.storePath) }
         defer { try? store.close() }
         try store.delete(feeds: plan.doomed.map(\.name))
     }

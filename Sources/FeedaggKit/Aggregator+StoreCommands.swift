@@ -15,7 +15,7 @@ extension Aggregator {
     /// Opens an existing store for reading commands; a missing file is a clear error, not a new store.
     func openExistingStore(_ location: StoreLocation, config: String?) throws -> any StoreDriver {
         let location = configuredLocation(location, config: config)
-        if case .postgres(let text) = location { return try openPostgres(text, config: config) }
+        if case .postgres(let text) = location { return try openPostgres(text) }
         let (path, _) = try location.resolve(environment: environment, config: config)
         guard FileManager.default.fileExists(atPath: path) else {
             if location == .standard { noteLegacyStore(newPath: path) }
@@ -139,7 +139,7 @@ extension Aggregator {
         var stored: [String: FeedSummary] = [:]
         var order: [String] = []
         if case .postgres(let text) = location {
-            let store = try openPostgres(text, config: configPath)
+            let store = try openPostgres(text)
             defer { try? store.close() }
             for summary in try store.feedSummaries() { stored[summary.name] = summary }
             order = try store.feedNames()

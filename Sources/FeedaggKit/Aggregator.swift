@@ -56,7 +56,7 @@ public struct Aggregator: Sendable {
     public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (any StoreDriver, URL?) {
         let location = configuredLocation(location, config: config)
         if case .postgres(let text) = location {
-            return (try openPostgres(text, config: config, keepRaw: keepRaw), nil)
+            return (try openPostgres(text, keepRaw: keepRaw), nil)
         }
         let (path, temporary) = try location.resolve(environment: environment, config: config)
         if case .file = location {

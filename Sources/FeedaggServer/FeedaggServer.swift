@@ -37,6 +37,9 @@ public struct FeedaggServer: Sendable {
     public func run() async throws {
         let token = try checkAccess()
         let (document, feeds) = try aggregator.load(configPath: settings.configPath)
+        // The store is settled now: a later edit of feeds.yaml's `store:` (SIGHUP or not) does not move it.
+        var settings = self.settings
+        settings.store = aggregator.configuredLocation(settings.store, config: settings.configPath)
         let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath)
         try store.close()
         let configuration = ConfigurationBox(ServedConfiguration(document: document, feeds: feeds))

@@ -144,6 +144,31 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         return result + rest
     }
 
+    /// `text` with `password` (percent-encoded, so no `${` in it is expanded) in its user info, when
+    /// it names a user and carries no password of its own (in the user info or as `password=`);
+    /// otherwise `text` unchanged.
+    public static func withPassword(_ password: String, in text: String) -> String {
+        guard let at = passwordPosition(in: text) else { return text }
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        let encoded = password.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        var text = text
+        text.insert(contentsOf: ":" + encoded, at: at)
+        return text
+    }
+
+    /// Whether `text` names a user and carries no password (see ``withPassword(_:in:)``).
+    public static func lacksPassword(_ text: String) -> Bool { passwordPosition(in: text) != nil }
+
+    /// Where a password would go in `text` (its user info's `@`), when it names a user and has none.
+    static func passwordPosition(in text: String) -> String.Index? {
+        guard let scheme = text.range(of: "://"), !text.contains("password=") else { return nil }
+        let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
+        guard let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"), at > scheme.upperBound,
+            !text[scheme.upperBound..<at].contains(":")
+        else { return nil }
+        return at
+    }
+
     /// `text` (a URL that may not parse) with the password of its user info and any `password=`
     /// query parameter replaced by `***`.
     public static func redact(_ text: String) -> String {
