@@ -42,6 +42,10 @@ public struct FeedaggServer: Sendable {
         settings.store = aggregator.configuredLocation(settings.store, config: settings.configPath)
         let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath)
         try store.close()
+        if case .standard = settings.store {
+            // Opened (and its folder created) above: from now on it is this file, whatever feeds.yaml says later.
+            settings.store = .file(try settings.store.resolve(environment: aggregator.environment, config: settings.configPath).path)
+        }
         let configuration = ConfigurationBox(ServedConfiguration(document: document, feeds: feeds))
         let reader = StreamReader(aggregator: aggregator, settings: settings, configuration: configuration)
         // SIGHUP is trapped from here on (before the server runs, so an early one is not fatal).
