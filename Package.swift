@@ -15,6 +15,9 @@ let sourceModules: [Target.Dependency] = [
     // new-source inserts source module names above this line (keep it)
 ]
 
+/// The PostgreSQL store, for the targets that open one: only with the PostgreSQL trait.
+let postgresStore: Target.Dependency = .target(name: "PostgresFeedStore", condition: .when(traits: ["PostgreSQL"]))
+
 let package = Package(
     name: "feedagg",
     platforms: [.macOS(.v15)],
@@ -25,6 +28,13 @@ let package = Package(
         .executable(name: "feedagg-feed-bench", targets: ["feedagg-feed-bench"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),
         .library(name: "FeedaggTesting", targets: ["FeedaggTesting"]),
+    ],
+    // PostgreSQL (on by default): the `--db postgres://…` store, through postgres-nio, which brings
+    // swift-nio-ssl and swift-crypto (two BoringSSL builds). `swift build --disable-default-traits`
+    // builds a SQLite-only feedagg without them; it says so when given a PostgreSQL URL.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL store (--db postgres://…), on postgres-nio."),
+        .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -110,7 +120,8 @@ let package = Package(
         .target(
             name: "PostgresFeedStore",
             dependencies: [
-                "FeedCore", "FeedStorage", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FeedCore", "FeedStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,7 +130,7 @@ let package = Package(
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
-            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore", "PostgresFeedStore"]
+            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore", postgresStore]
                 + sourceModules,
             swiftSettings: strict),
 
@@ -152,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit", "FeedStorage", "FeedStore", "PostgresFeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
+                "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -218,12 +229,12 @@ let package = Package(
         // One suite run against both store engines (SQLite, and PostgreSQL in a throwaway cluster).
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["FeedStorage", "FeedStore", "PostgresFeedStore", "FeedCore", "FeedaggTesting"],
+            dependencies: ["FeedStorage", "FeedStore", postgresStore, "FeedCore", "FeedaggTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",
             dependencies: [
-                "FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStorage", "FeedStore", "PostgresFeedStore", "FeedCore",
+                "FeedaggKit", "FeedaggTesting", "LoopbackServer", "FeedStorage", "FeedStore", postgresStore, "FeedCore",
                 "CurlHTTP",
             ],
             // Expected Atom and JSON Feed documents, read by path (FEEDAGG_UPDATE_GOLDEN=1 rewrites them).
@@ -302,4 +313,12 @@ if Context.environment["FEEDAGG_FUZZ"] != nil {
                 swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
         package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
     }
+}
+
+// The scaffold end-to-end test (Tests/ScaffoldTests) builds a copy of this package to run one
+// generated source's tests: FEEDAGG_TEST_TARGETS=WidgetSourceTests keeps only the test targets
+// named (comma-separated), so the copy does not compile every other suite again.
+if let kept = Context.environment["FEEDAGG_TEST_TARGETS"] {
+    let names = Set(kept.split(separator: ",").map(String.init))
+    package.targets.removeAll { $0.type == Target.TargetType.test && !names.contains($0.name) }
 }

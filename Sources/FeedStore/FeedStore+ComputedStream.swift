@@ -1,4 +1,5 @@
 import FeedCore
+import FeedStorage
 import Foundation
 import GRDB
 
@@ -37,12 +38,7 @@ extension FeedStore {
         for row in try Row.fetchAll(db, sql: "SELECT name, source FROM feed") {
             sourceByFeed[try row.decode(String.self, forColumn: "name")] = try row.decode(String.self, forColumn: "source")
         }
-        var ranked: [String] = []
-        for feed in feeds where !ranked.contains(feed) {
-            guard let source = sourceByFeed[feed] else { continue }
-            if let sources, !sources.contains(source) { continue }
-            ranked.append(feed)
-        }
+        let ranked = StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources)
         guard !ranked.isEmpty else {
             return StoredStreamPage(entries: [], totalItems: 0, perPage: limit, totalPages: 0, page: page, nextCursor: nil)
         }

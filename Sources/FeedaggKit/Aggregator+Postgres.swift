@@ -1,15 +1,28 @@
 import FeedConfig
 import FeedStore
+import FeedStorage
 import Foundation
-import PostgresFeedStore
+
+#if PostgreSQL
+    import PostgresFeedStore
+#endif
 
 extension Aggregator {
     /// Opens the PostgreSQL store `text` names (`${VAR}` and `PGPASSWORD` from the environment);
     /// every error names the URL with its password redacted. A `store_password_file` of feeds.yaml
     /// reaches here inside `text` (see ``configuredLocation(_:config:)``).
+    ///
+    /// A feedagg built without the PostgreSQL trait (`swift build --disable-default-traits`) throws
+    /// ``StoreError/Kind/cannotOpen`` saying so.
     func openPostgres(_ text: String, keepRaw: Bool = true) throws -> any StoreDriver {
         let url = try PostgresURL(text, environment: environment)
-        return try PostgresFeedStore.open(url: url, now: StoreClock.now(environment: environment), keepRaw: keepRaw)
+        #if PostgreSQL
+            return try PostgresFeedStore.open(url: url, now: StoreClock.now(environment: environment), keepRaw: keepRaw)
+        #else
+            throw StoreError(
+                kind: .cannotOpen, path: url.redacted, operation: "open the store",
+                detail: "this feedagg was built without PostgreSQL (the PostgreSQL trait); build it with `swift build` (the default traits)")
+        #endif
     }
 
     /// The store a command uses for the configuration `config`, given `location` (from `--db` and

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import Dispatch
 import Foundation
 import Synchronization
@@ -41,3 +44,5 @@ final class QueueTaskExecutor: TaskExecutor {
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
+
+#endif

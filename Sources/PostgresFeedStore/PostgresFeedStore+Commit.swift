@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import FeedCore
 public import FeedStorage
 import Foundation
@@ -317,3 +320,5 @@ enum PostgresItemColumns {
             raw: row.contains("raw") ? try row.get("raw", Data?.self) : nil)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import FeedCore
 public import FeedStorage
 public import Foundation
@@ -211,3 +214,5 @@ extension PostgresFeedStore {
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import FeedCore
 public import FeedStorage
 import Foundation
@@ -186,3 +189,5 @@ extension PostgresFeedStore {
         var pages: Int
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import FeedCore
 public import FeedStorage
 import Foundation
@@ -41,12 +44,7 @@ extension PostgresFeedStore {
             let (name, source) = try row.decode((String, String).self)
             sourceByFeed[name] = source
         }
-        var ranked: [String] = []
-        for feed in feeds where !ranked.contains(feed) {
-            guard let source = sourceByFeed[feed] else { continue }
-            if let sources, !sources.contains(source) { continue }
-            ranked.append(feed)
-        }
+        let ranked = StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources)
         guard !ranked.isEmpty else {
             return StoredStreamPage(entries: [], totalItems: 0, perPage: limit, totalPages: 0, page: page, nextCursor: nil)
         }
@@ -146,3 +144,5 @@ extension PostgresFeedStore {
             nextCursor: nextCursor)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import FeedCore
 public import FeedStorage
 public import Foundation
@@ -132,28 +135,23 @@ public final class PostgresFeedStore: StoreDriver {
     func transaction<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         throws -> T
     {
-        try access(operation) { [client] in
-            try await client.withConnection { connection in
-                try await connection.exec("BEGIN")
-                do {
-                    let result = try await body(connection)
-                    try await connection.exec("COMMIT")
-                    return result
-                } catch {
-                    _ = try? await connection.exec("ROLLBACK")
-                    throw error
-                }
-            }
-        }
+        try inTransaction(operation, begin: "BEGIN", body)
     }
 
     /// Runs `body` on one leased connection in one read-only transaction (one consistent snapshot).
     func session<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         throws -> T
     {
+        try inTransaction(operation, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT` on one leased connection; `ROLLBACK` when it throws.
+    private func inTransaction<T: Sendable>(
+        _ operation: String, begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) throws -> T {
         try access(operation) { [client] in
             try await client.withConnection { connection in
-                try await connection.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try await connection.exec(begin)
                 do {
                     let result = try await body(connection)
                     try await connection.exec("COMMIT")
@@ -200,3 +198,5 @@ extension PostgresRandomAccessRow {
         try self[name].decode(T.self)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import FeedStorage
 import PostgresNIO
 
@@ -168,3 +171,5 @@ enum PostgresSchema {
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import FeedStorage
 import PostgresNIO
 
@@ -42,3 +45,5 @@ extension StoreError {
         }
     }
 }
+
+#endif

@@ -2,7 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedaggKit
 import FeedStore
-import PostgresFeedStore
+import FeedStorage
 import Foundation
 
 extension Feedagg {

@@ -1,6 +1,7 @@
 import Synchronization
 import CurlHTTP
 import FeedCore
+import FeedaggTesting
 import Foundation
 import LoopbackServer
 import Testing

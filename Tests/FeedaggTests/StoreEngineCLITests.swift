@@ -5,8 +5,11 @@ import FeedaggKit
 import FeedaggTesting
 import Foundation
 import LoopbackServer
-import PostgresFeedStore
 import Testing
+
+#if PostgreSQL
+    import PostgresFeedStore
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -33,8 +36,12 @@ enum CLIEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// The store at `location` (a path or a PostgreSQL URL), opened as a second process would.
 func openDriver(_ location: String) throws -> any StoreDriver {
-    if PostgresURL.isPostgres(location) { return try PostgresFeedStore.open(url: PostgresURL(location)) }
-    return try FeedStore.open(path: location)
+    guard PostgresURL.isPostgres(location) else { return try FeedStore.open(path: location) }
+    #if PostgreSQL
+        return try PostgresFeedStore.open(url: PostgresURL(location))
+    #else
+        throw StoreError(kind: .cannotOpen, path: location, operation: "open", detail: "built without the PostgreSQL trait")
+    #endif
 }
 
 /// A pull through the aggregator into the store at `location`.
@@ -199,7 +206,7 @@ struct StoreEngineCLITests {
             #expect(!output.stdout.contains(role.password) && !output.stderr.contains(role.password))
         }
         // The items are in the database, and no SQLite store was made.
-        let store = try PostgresFeedStore.open(url: PostgresURL(cluster.url(database: database.name, role: role, includingPassword: true)))
+        let store = try openDriver(cluster.url(database: database.name, role: role, includingPassword: true))
         defer { try? store.close() }
         #expect(try store.feedSummaries().first?.itemCount == 12)
         #expect(!FileManager.default.fileExists(atPath: folder.path("data/feedagg")))
@@ -271,35 +278,4 @@ struct StoreEngineCLITests {
         }
         try await server.shutdown()
     }
-}
-
-/// A loopback port nobody listens on, held for the caller's lifetime: a TCP socket bound to it but
-/// not listening, so a connection is refused and no other test can take the port meanwhile.
-private final class RefusingPort {
-    let port: Int
-    private let descriptor: Int32
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else {
-            close(descriptor)
-            throw POSIXError(.EADDRINUSE)
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
 }

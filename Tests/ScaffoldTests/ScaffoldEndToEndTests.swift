@@ -4,9 +4,9 @@ import Testing
 
 // The whole `new-source` story on a copy of this package: run the command plugin exactly as a
 // user does, build, run the generated tests, and see the new type in `feedagg sources` and
-// usable from feeds.yaml. The copy takes `.build` along (timestamps kept) and stays in a fixed
-// temporary folder between runs: the first build recompiles what a new path invalidates (about
-// 2–4 minutes on 2 CPUs), later ones only what changed.
+// usable from feeds.yaml. The copy takes the resolved dependencies along and stays in a fixed
+// temporary folder between runs: its first build compiles everything it needs (SwiftPM reuses no
+// compiled product across paths), later ones only what changed.
 //
 // Slow (minutes, it compiles the package in the copy): FEEDAGG_SKIP_SCAFFOLD_E2E=1 skips it.
 
@@ -39,10 +39,12 @@ struct ScaffoldEndToEndTests {
 
     /// Runs `command` in `directory`, failing the test with its output when it does not succeed.
     @discardableResult
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL) async throws -> ProcessOutput {
+    static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL, adding extra: [String: String] = [:]
+    ) async throws -> ProcessOutput {
         let start = ContinuousClock.now
         let output = try await ChildProcess.run(
-            executable, arguments: arguments, environment: environment, currentDirectory: directory,
+            executable, arguments: arguments, environment: environment.merging(extra) { $1 }, currentDirectory: directory,
             timeout: .seconds(1_800))
         let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
         print("scaffold e2e: `\(command)` took \(ContinuousClock.now - start)")
@@ -62,10 +64,12 @@ struct ScaffoldEndToEndTests {
             "feedagg-scaffold-e2e-" + String(hash, radix: 16))
     }
 
-    /// Copies the package to `destination`: everything but `.git` and other scratch folders
-    /// (`.build-*`, `.build_*`, `.swiftpm`), modification times kept. A copy left by an earlier
-    /// run keeps its own `.build` and gets everything else afresh; a first copy takes this
-    /// package's `.build` along, without its module cache (which records absolute paths).
+    /// Copies the package to `destination`: everything but `.git`, `.build` and other scratch
+    /// folders (`.build-*`, `.build_*`, `.swiftpm`), modification times kept. A copy left by an
+    /// earlier run keeps its own `.build` (its next build is incremental) and gets everything else
+    /// afresh; a first copy takes only the resolved dependencies from this package's `.build`
+    /// (`checkouts`, `repositories`, `workspace-state.json`): compiled products are of no use at
+    /// another path, where every command line differs and SwiftPM rebuilds them all.
     static func copyPackage(to destination: URL) async throws {
         let fileManager = FileManager.default
         let root = RepositoryPaths.root
@@ -77,21 +81,17 @@ struct ScaffoldEndToEndTests {
             }
         } else {
             try? fileManager.removeItem(at: destination)
-            try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
+            try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true)
         }
         let entries = try fileManager.contentsOfDirectory(atPath: root.path).filter { name in
-            name != ".git" && !name.hasPrefix(".build-") && !name.hasPrefix(".build_") && name != ".swiftpm"
-                && !(reuse && name == ".build")
+            name != ".git" && !name.hasPrefix(".build") && name != ".swiftpm"
         }
-        try await run(
-            URL(fileURLWithPath: "/bin/cp"), ["-a"] + entries.map { root.appendingPathComponent($0).path } + [destination.path],
-            in: destination)
+        let cp = URL(fileURLWithPath: "/bin/cp")
+        try await run(cp, ["-a"] + entries.map { root.appendingPathComponent($0).path } + [destination.path], in: destination)
         guard !reuse else { return }
-        for triple in (try? fileManager.contentsOfDirectory(atPath: scratch.path)) ?? [] {
-            for configuration in ["debug", "release"] {
-                try? fileManager.removeItem(at: scratch.appendingPathComponent("\(triple)/\(configuration)/ModuleCache"))
-            }
-        }
+        let resolved = ["checkouts", "repositories", "workspace-state.json"].map { root.appendingPathComponent(".build/\($0)").path }
+            .filter { fileManager.fileExists(atPath: $0) }
+        if !resolved.isEmpty { try await run(cp, ["-a"] + resolved + [scratch.path], in: destination) }
     }
 
     @Test(
@@ -126,10 +126,19 @@ struct ScaffoldEndToEndTests {
         #expect((again.stdout + again.stderr).contains("already exists: refusing to overwrite it"), "\(again.summary)")
         #expect(try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8) == manifest)
 
-        // At the lowest CPU priority: this compiles the whole copy (minutes on 2 cores) while the
-        // rest of the suite runs, and the tests that wait on servers must not wait on it.
-        try await Self.run(Self.nice, ["-n", "19", swift.path, "build", "--build-tests"], in: package)
-        let tests = try await Self.run(swift, ["test", "--skip-build", "--filter", "WidgetSourceTests"], in: package)
+        // At the lowest CPU priority: this compiles the copy (minutes on 2 cores) while the rest of
+        // the suite runs, and the tests that wait on servers must not wait on it. Two things this
+        // test does not need are left out of the copy's build, which would otherwise take twice as
+        // long: the default PostgreSQL trait (a new source does not touch the store; postgres-nio
+        // brings two BoringSSL builds), and every test target but the generated one
+        // (FEEDAGG_TEST_TARGETS, read by Package.swift).
+        let onlyWidgetTests = ["FEEDAGG_TEST_TARGETS": "WidgetSourceTests"]
+        try await Self.run(
+            Self.nice, ["-n", "19", swift.path, "build", "--build-tests", "--disable-default-traits"], in: package,
+            adding: onlyWidgetTests)
+        let tests = try await Self.run(
+            swift, ["test", "--skip-build", "--disable-default-traits", "--filter", "WidgetSourceTests"], in: package,
+            adding: onlyWidgetTests)
         let testOutput = tests.stdout + tests.stderr
         #expect(testOutput.contains("Suite \"widget: recorded fixture through ReplayServer + CurlClient + FeedEngine\" passed"), "\(tests.summary)")
         #expect(testOutput.contains("with 5 tests in 1 suite passed"), "\(tests.summary)")
@@ -143,6 +152,15 @@ struct ScaffoldEndToEndTests {
         let config = work.appendingPathComponent("widgets.yaml")
         try Data("feeds:\n  - name: widgets\n    source: widget\n    collection: example\n".utf8).write(to: config)
         try await Self.run(feedagg, ["validate", "--config", config.path], in: package)
+
+        // Built without the PostgreSQL trait, feedagg says so when given a PostgreSQL URL (exit 5,
+        // the store's), and never shows the password.
+        let postgres = try await ChildProcess.run(
+            feedagg, arguments: ["show", "--config", config.path, "--db", "postgres://widget:s3cret-pw@127.0.0.1:1/widgets"],
+            environment: Self.environment, currentDirectory: package, timeout: .seconds(60))
+        #expect(postgres.status == 5, "\(postgres.summary)")
+        #expect(postgres.stderr.contains("built without PostgreSQL"), "\(postgres.summary)")
+        #expect(!(postgres.stdout + postgres.stderr).contains("s3cret-pw"), "\(postgres.summary)")
         print("scaffold e2e: total \(ContinuousClock.now - started)")
     }
 }

@@ -3,7 +3,6 @@ import FeedStorage
 import FeedStore
 import FeedaggTesting
 import Foundation
-import PostgresFeedStore
 import Testing
 
 /// One suite, run against both engines: the semantics ``StoreDriver`` promises.

@@ -3,9 +3,12 @@ import FeedStorage
 import FeedStore
 import FeedaggTesting
 import Foundation
-import PostgresFeedStore
 import Synchronization
 import Testing
+
+#if PostgreSQL
+    import PostgresFeedStore
+#endif
 
 /// The engines every conformance test runs against.
 enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -46,13 +49,19 @@ extension StoreEngine {
                 store: try FeedStore.open(path: path, now: now), reopen: { try FeedStore.open(path: path, now: now) },
                 cleanup: { folder.remove() }, location: path)
         case .postgres:
-            let cluster = try await PostgresCluster.shared()
-            let database = try await cluster.createDatabase("conformance")
-            let url = try PostgresURL(database.url)
-            let now = clock.read
-            return OpenedStore(
-                store: try PostgresFeedStore.open(url: url, now: now),
-                reopen: { try PostgresFeedStore.open(url: url, now: now) }, cleanup: {}, location: database.url)
+            #if PostgreSQL
+                let cluster = try await PostgresCluster.shared()
+                let database = try await cluster.createDatabase("conformance")
+                let url = try PostgresURL(database.url)
+                let now = clock.read
+                return OpenedStore(
+                    store: try PostgresFeedStore.open(url: url, now: now),
+                    reopen: { try PostgresFeedStore.open(url: url, now: now) }, cleanup: {}, location: database.url)
+            #else
+                throw StoreError(
+                    kind: .cannotOpen, path: "postgres", operation: "open the store",
+                    detail: "built without the PostgreSQL trait (swift build --disable-default-traits)")
+            #endif
         }
     }
 }

@@ -1,4 +1,3 @@
-public import FeedStorage
 import Foundation
 
 /// Where a PostgreSQL store is: `postgres://user[:password]@host[:port]/database` (or `postgresql://`),
