@@ -99,19 +99,16 @@ public final class BenchServer: Sendable {
 
     /// `http://127.0.0.1:PORT`, without a trailing slash.
     public let baseURL: URL
-    /// The port the server listens on.
     public let port: Int
 
-    private let process: Process
-    private let standardError: OutputCollector
+    private let process: BackgroundProcess
     private let temporaryDirectory: TemporaryFolder
     private let stopped = Mutex(false)
 
-    private init(process: Process, port: Int, standardError: OutputCollector, temporaryDirectory: TemporaryFolder) {
+    private init(process: BackgroundProcess, port: Int, temporaryDirectory: TemporaryFolder) {
         self.process = process
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
-        self.standardError = standardError
         self.temporaryDirectory = temporaryDirectory
     }
 
@@ -119,7 +116,6 @@ public final class BenchServer: Sendable {
         stop()
     }
 
-    /// Whether `../shared/bench/ghserver.py` exists and a `python3` is on `PATH`.
     public static var isAvailable: Bool {
         RepositoryPaths.hasBenchServer && pythonPath != nil
     }
@@ -165,50 +161,45 @@ public final class BenchServer: Sendable {
         let directory = try TemporaryFolder("feedagg-bench")
         let portFile = directory.url.appendingPathComponent("port")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
+        // posix_spawn, reaped by waitpid on a thread of its own (BackgroundProcess): Foundation's
+        // Process once left an exited server unreaped in a test process, and its waitUntilExit()
+        // then never returned (a CI run hung in BenchServer.stop()).
         let script = (reposSortedByUpdate ? [sortedWrapper.path] : []) + [RepositoryPaths.benchServer.path]
-        process.arguments = ["-u"] + script + ["--port", "0", "--port-file", portFile.path] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let errorPipe = Pipe()
-        process.standardError = errorPipe
-        let collector = OutputCollector(readyMarker: "ghserver: ")
+        let command = ["-u"] + script + ["--port", "0", "--port-file", portFile.path] + arguments
+        let process: BackgroundProcess
         do {
-            try process.run()
+            process = try BackgroundProcess.start(
+                URL(fileURLWithPath: python), arguments: command, environment: ProcessInfo.processInfo.environment)
         } catch {
             directory.remove()
             throw BenchServerError("cannot run \(python): \(error)")
         }
-        collector.drain(errorPipe.fileHandleForReading)
-        try? errorPipe.fileHandleForWriting.close()
-
-        let ready = await collector.waitUntilReady(timeout: timeout)
-        func fail(_ message: String) -> BenchServerError {
-            ChildProcess.kill(process)
-            process.waitUntilExit()
-            collector.waitForEnd()
+        // The server announces itself on standard error right after writing the port file.
+        let ready = await process.waitForStandardError(timeout: timeout) { $0.hasPrefix("ghserver: ") ? true : nil } ?? false
+        func fail(_ message: String) async -> BenchServerError {
+            process.kill()
+            let output = try? await process.wait(timeout: .seconds(30))
             directory.remove()
-            let stderr = collector.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let stderr = (output?.stderr ?? process.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
             return BenchServerError(
-                "\(message)\n  command: \(([python] + (process.arguments ?? [])).joined(separator: " "))"
+                "\(message)\n  command: \(([python] + command).joined(separator: " "))"
                     + "\n  server stderr: \(stderr.isEmpty ? "(empty)" : stderr)")
         }
         guard ready else {
-            throw fail(
-                process.isRunning
-                    ? "bench server did not start listening within \(timeout)"
-                    : "bench server exited before listening (status \(process.terminationStatus))")
+            throw await fail(
+                process.hasExited
+                    ? "bench server exited before listening"
+                    : "bench server did not start listening within \(timeout)")
         }
         let written = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
         guard let port = written.split(whereSeparator: { $0 == " " || $0.isNewline }).first.flatMap({ Int($0) }),
             (1...65_535).contains(port)
-        else { throw fail("bench server announced itself but its port file holds '\(written)'") }
-        return BenchServer(process: process, port: port, standardError: collector, temporaryDirectory: directory)
+        else { throw await fail("bench server announced itself but its port file holds '\(written)'") }
+        return BenchServer(process: process, port: port, temporaryDirectory: directory)
     }
 
     /// Everything the server has written to standard error so far.
-    public var standardErrorText: String { standardError.text }
+    public var standardErrorText: String { process.stderr }
 
     /// The server's `/__stats` counters since start or the last ``reset()``.
     public func stats() async throws -> BenchStats {
@@ -227,16 +218,29 @@ public final class BenchServer: Sendable {
         }
     }
 
-    /// Terminates the server and waits for it to exit. Idempotent.
+    /// Terminates the server and waits for it to exit (SIGTERM, then SIGKILL after 5 s; a child
+    /// spawned from a Dispatch worker may have SIGTERM blocked). Idempotent.
     public func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
         guard first else { return }
-        ChildProcess.kill(process)
-        process.waitUntilExit()
-        standardError.waitForEnd()
+        process.send(SIGTERM)
+        if !Self.waitForExit(process, upTo: .seconds(5)) {
+            process.send(SIGKILL)
+            _ = Self.waitForExit(process, upTo: .seconds(60))
+        }
         temporaryDirectory.remove()
+    }
+
+    /// Blocks until `process` has exited (it is reaped by its own thread), at most `limit`.
+    private static func waitForExit(_ process: BackgroundProcess, upTo limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !process.hasExited {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 }

@@ -228,19 +228,6 @@ public enum ChildProcess {
     }
 }
 
-extension ChildProcess {
-    /// Ends `process` if it is still running: SIGTERM, then SIGKILL.
-    ///
-    /// SIGKILL is needed because a child spawned from a Dispatch worker thread (where async code
-    /// runs) inherits that thread's signal mask, in which SIGTERM is blocked.
-    public static func kill(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let pid = process.processIdentifier
-        if pid > 0 { _ = SystemSignal.send(SIGKILL, to: pid) }
-    }
-}
-
 /// A boolean resolved once, by whichever side comes first; awaiting it blocks no thread.
 final class OneShot: Sendable {
     private struct State {
@@ -276,7 +263,7 @@ final class OneShot: Sendable {
     }
 }
 
-/// `kill(2)`, under a name that does not clash with ``ChildProcess/kill(_:)``.
+/// `kill(2)`, under a name that does not clash with the `kill()` methods of the process types.
 enum SystemSignal {
     static func send(_ signal: Int32, to pid: Int32) -> Int32 {
         #if canImport(Glibc)

@@ -94,7 +94,7 @@ struct CurlClientTests {
     @Test("A gzip body is decoded")
     func gzipDecoded() async throws {
         let text = String(repeating: "feedagg gzip body. ", count: 200)
-        let compressed = try gzip(Array(text.utf8))
+        let compressed = try await gzip(Array(text.utf8))
         #expect(compressed.count < text.utf8.count)
         try await withClientAndServer { _ in
             LoopbackResponse(headers: [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], body: compressed)
@@ -235,7 +235,7 @@ struct CurlClientTests {
         // Uncompressed: Content-Length announces 4096 bytes. Compressed: ~40 bytes on the wire that
         // decode to 4096, caught while writing the decoded body.
         let plain = [UInt8](repeating: 0, count: 4096)
-        let body = compressed ? try gzip(plain) : plain
+        let body = compressed ? try await gzip(plain) : plain
         let headers: [(name: String, value: String)] = compressed ? [("Content-Encoding", "gzip")] : []
         try await withClientAndServer(configuration) { _ in
             LoopbackResponse(headers: headers, body: body)

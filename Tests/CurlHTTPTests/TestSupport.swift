@@ -45,22 +45,17 @@ func transportError(
     }
 }
 
-/// `bytes` compressed by /bin/gzip.
-func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+/// `bytes` compressed by /bin/gzip (spawned with posix_spawn and reaped by waitpid, like every
+/// child of the tests: Foundation's Process once never saw a child exit).
+func gzip(_ bytes: [UInt8]) async throws -> [UInt8] {
     let folder = try TemporaryFolder("curlhttp")
     defer { folder.remove() }
     let input = folder.url.appendingPathComponent("input")
     try Data(bytes).write(to: input)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-    process.arguments = ["-c", "-n", input.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0)
-    return Array(output)
+    let output = try await ChildProcess.run(
+        URL(fileURLWithPath: "/bin/gzip"), arguments: ["-c", "-n", input.path], environment: [:], timeout: .seconds(60))
+    try #require(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
+    return Array(output.standardOutput)
 }
 
 /// Polls `condition` every 10 ms for up to `limit`; returns whether it became true.

@@ -92,13 +92,9 @@ struct StoreEngineCLITests {
         }
         api.slow("/orgs/slow/repos", page: 3, by: .seconds(120))
         api.resetLog()
-        let process = Process()
-        process.executableURL = try TestBinary.feedagg
-        process.arguments = ["pull", "--config", config.path, "--db", db, "-q"]
-        process.environment = TestBinary.cleanEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try BackgroundProcess.start(
+            try TestBinary.feedagg, arguments: ["pull", "--config", config.path, "--db", db, "-q"],
+            environment: TestBinary.cleanEnvironment)
         let deadline = ContinuousClock.now + .seconds(120)
         var fastCommitted = false
         while ContinuousClock.now < deadline {
@@ -111,10 +107,10 @@ struct StoreEngineCLITests {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        let killed = try await process.wait(timeout: .seconds(120))
         try #require(fastCommitted, "the pull never reached the kill point")
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(killed.terminatedBySignal)
 
         #expect(try showAll(config, location: db, feeds: ["fast"]).count == 6, "fast: wholly new")
         #expect(Set(try showAll(config, location: db, feeds: ["slow"]).map(\.item.title)) == old, "slow: wholly old")

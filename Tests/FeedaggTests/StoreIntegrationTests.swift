@@ -399,13 +399,9 @@ struct StoreIntegrationTests {
         }
         api.slow("/orgs/slow/repos", page: 3, by: .seconds(120))
         api.resetLog()
-        let process = Process()
-        process.executableURL = try TestBinary.feedagg
-        process.arguments = ["pull", "--config", config.path, "--db", db.path, "-q"]
-        process.environment = TestBinary.cleanEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try BackgroundProcess.start(
+            try TestBinary.feedagg, arguments: ["pull", "--config", config.path, "--db", db.path, "-q"],
+            environment: TestBinary.cleanEnvironment)
         // Wait until `slow` is stuck on page 3 with pages 1 and 2 staged (asking for page 3 can
         // precede staging page 2 on a loaded machine) and `fast` is committed.
         let deadline = ContinuousClock.now + .seconds(60)
@@ -421,10 +417,10 @@ struct StoreIntegrationTests {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        let killed = try await process.wait(timeout: .seconds(120))
         try #require(fastCommitted, "the pull never reached the kill point")
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(killed.terminatedBySignal)
 
         let store = try FeedStore.open(path: db.path)
         #expect(try store.integrityCheck())
