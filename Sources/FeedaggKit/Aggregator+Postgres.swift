@@ -10,7 +10,7 @@ import Foundation
 extension Aggregator {
     /// Opens the PostgreSQL store `text` names (`${VAR}` and `PGPASSWORD` from the environment);
     /// every error names the URL with its password redacted. A `store_password_file` of feeds.yaml
-    /// reaches here inside `text` (see ``configuredLocation(_:config:)``).
+    /// reaches here inside `text` (see ``configuredLocation(_:config:loaded:)``).
     ///
     /// A feedagg built without the PostgreSQL trait (`swift build --disable-default-traits`) throws
     /// ``StoreError/Kind/cannotOpen`` saying so.
@@ -34,16 +34,21 @@ extension Aggregator {
     /// Resolve once per command, when the configuration is loaded (`feedagg serve` does so at start,
     /// so an edit of feeds.yaml never moves a running server to another store). A feeds.yaml that
     /// cannot be read leaves `location` as it is (the command's own load says why).
-    public func configuredLocation(_ location: StoreLocation, config: String?) -> StoreLocation {
+    ///
+    /// - Parameter loaded: The `store` and `store_password_file` settings when the caller has loaded
+    ///   feeds.yaml already (`pull` has); otherwise the file is read here, only when they are needed.
+    public func configuredLocation(
+        _ location: StoreLocation, config: String?, loaded: (store: String?, password: String?)? = nil
+    ) -> StoreLocation {
         guard case .standard = location else {
             guard case .postgres(let text) = location, PostgresURL.lacksPassword(text),
-                let password = storeSettings(config: config).password
+                let password = (loaded ?? storeSettings(config: config)).password
             else {
                 return location
             }
             return .postgres(PostgresURL.withPassword(password, in: text))
         }
-        let settings = storeSettings(config: config)
+        let settings = loaded ?? storeSettings(config: config)
         guard let store = settings.store else { return location }
         guard case .postgres(let text) = StoreLocation.parse(store), let password = settings.password else {
             return .parse(store)

@@ -53,8 +53,12 @@ public struct Aggregator: Sendable {
     /// error naming it (a typo should not scatter stores).
     ///
     /// - Parameter keepRaw: Whether commits store the items' original JSON (the `keep_raw` setting).
-    public func openStore(_ location: StoreLocation, config: String?, keepRaw: Bool = true) throws -> (any StoreDriver, URL?) {
-        let location = configuredLocation(location, config: config)
+    /// - Parameter loaded: The store settings of feeds.yaml when the caller has loaded it already
+    ///   (see ``configuredLocation(_:config:loaded:)``).
+    public func openStore(
+        _ location: StoreLocation, config: String?, keepRaw: Bool = true, loaded: (store: String?, password: String?)? = nil
+    ) throws -> (any StoreDriver, URL?) {
+        let location = configuredLocation(location, config: config, loaded: loaded)
         if case .postgres(let text) = location {
             return (try openPostgres(text, keepRaw: keepRaw), nil)
         }
@@ -98,7 +102,8 @@ public struct Aggregator: Sendable {
     public func pull(_ settings: PullSettings, document: FeedsDocument, declaredFeeds: [Feed]) async throws -> PullReport {
         try checkFeedNames(settings.onlyFeeds, in: declaredFeeds.map(\.name), origin: settings.configPath)
         let (store, temporary) = try openStore(
-            settings.effectiveStore, config: settings.configPath, keepRaw: document.settings.keepRaw)
+            settings.effectiveStore, config: settings.configPath, keepRaw: document.settings.keepRaw,
+            loaded: (document.settings.store, document.settings.storePassword))
         defer {
             try? store.close()
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
