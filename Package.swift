@@ -185,6 +185,24 @@ let package = Package(
             dependencies: ["WebFeedSource", "ExecSource", "HTTPSource", "CurlHTTP", "FeedConfig", "LoopbackServer"],
             swiftSettings: strict),
 
+        // Several `feedagg serve` workers sharing the feeds through PostgreSQL: registry and
+        // heartbeats, leases (FOR UPDATE SKIP LOCKED), next due times, the per-host budget, shared
+        // rate-limit pauses. Its own migrations table, apart from the store's.
+        .target(
+            name: "WorkerCoordination",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // A worker that dies holding leases (the coordination tests kill it with SIGKILL).
+        .executableTarget(
+            name: "feedagg-lease-holder",
+            dependencies: [
+                "WorkerCoordination", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
         .target(
             name: "FeedaggTesting",
@@ -252,6 +270,13 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "WorkerCoordinationTests",
+            dependencies: [
+                "WorkerCoordination", "FeedaggTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // The test harness itself: the throwaway PostgreSQL cluster.
         .testTarget(name: "FeedaggTestingTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
         .testTarget(
