@@ -17,6 +17,8 @@ let sourceModules: [Target.Dependency] = [
 
 /// The PostgreSQL store, for the targets that open one: only with the PostgreSQL trait.
 let postgresStore: Target.Dependency = .target(name: "PostgresFeedStore", condition: .when(traits: ["PostgreSQL"]))
+/// Worker coordination through PostgreSQL (several `feedagg serve`): only with the PostgreSQL trait.
+let workerCoordination: Target.Dependency = .target(name: "WorkerCoordination", condition: .when(traits: ["PostgreSQL"]))
 
 let package = Package(
     name: "feedagg",
@@ -51,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already in postgres-nio's graph; WorkerCoordination hashes credentials with its SHA-256.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -146,7 +150,7 @@ let package = Package(
         .target(
             name: "FeedaggServer",
             dependencies: [
-                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage",
+                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage", workerCoordination,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -188,17 +192,22 @@ let package = Package(
         // Several `feedagg serve` workers sharing the feeds through PostgreSQL: registry and
         // heartbeats, leases (FOR UPDATE SKIP LOCKED), next due times, the per-host budget, shared
         // rate-limit pauses. Its own migrations table, apart from the store's.
+        // Compiled only with the PostgreSQL trait (its sources are in `#if PostgreSQL`).
         .target(
             name: "WorkerCoordination",
             dependencies: [
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                "FeedStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // A worker that dies holding leases (the coordination tests kill it with SIGKILL).
         .executableTarget(
             name: "feedagg-lease-holder",
             dependencies: [
-                "WorkerCoordination", .product(name: "PostgresNIO", package: "postgres-nio"),
+                workerCoordination,
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -273,7 +282,8 @@ let package = Package(
         .testTarget(
             name: "WorkerCoordinationTests",
             dependencies: [
-                "WorkerCoordination", "FeedaggTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                workerCoordination, "FeedaggTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import PostgresNIO
 
 /// A coordination step failed: which one, for which worker, and the database's error.
@@ -29,3 +32,5 @@ public struct CoordinationError: Error, Sendable, CustomStringConvertible {
         return "\(error.code)"
     }
 }
+
+#endif

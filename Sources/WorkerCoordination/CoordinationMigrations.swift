@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import Logging
 import PostgresNIO
 
@@ -31,7 +34,11 @@ enum CoordinationMigrations {
                     lease_generation bigint NOT NULL DEFAULT 0,
                     failures integer NOT NULL DEFAULT 0,
                     last_pulled_at timestamptz,
-                    last_error text)
+                    last_error text,
+                    origin text NOT NULL DEFAULT '',
+                    credential text NOT NULL DEFAULT '',
+                    leased_at timestamptz,
+                    refresh_requested_at timestamptz)
                 """,
                 "CREATE INDEX feed_leases_next_due ON feed_leases (next_due_at)",
                 """
@@ -75,3 +82,5 @@ enum CoordinationMigrations {
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 /// How workers share the feeds: lease length, heartbeats, jitter, backoff, the per-host budget.
 public struct CoordinationSettings: Sendable {
     /// How long a lease lasts unless renewed; a worker killed mid-pull loses its feeds after it.
@@ -32,3 +35,5 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+#endif

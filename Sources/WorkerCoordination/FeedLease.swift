@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import Foundation
 
 /// A due feed taken by one worker until ``expiresAt`` (renewed while its pull runs).
@@ -11,6 +14,15 @@ public struct FeedLease: Sendable, Hashable {
     public let expiresAt: Date
     /// The worker that held the feed before, when its lease expired unfinished (a dead worker).
     public let takenOverFrom: String?
+
+    /// A lease as ``WorkerCoordinator/leaseDueFeeds(limit:among:)`` returned it (a caller that
+    /// keeps leases in a form of its own gives them back this way).
+    public init(feed: String, generation: Int64, expiresAt: Date, takenOverFrom: String?) {
+        self.feed = feed
+        self.generation = generation
+        self.expiresAt = expiresAt
+        self.takenOverFrom = takenOverFrom
+    }
 }
 
 /// How a leased pull ended, which sets when the feed is due next.
@@ -38,6 +50,15 @@ public struct FeedScheduleStatus: Sendable, Equatable {
     public let lastPulledAt: Date?
     /// The last failure's message, cleared by a success.
     public let lastError: String?
+    /// When a worker last leased it.
+    public let leasedAt: Date?
+
+    /// Whether a pull that started at or after `request` (a time on the database's clock, from
+    /// ``WorkerCoordinator/makeDue(_:)``) has ended.
+    public func answered(since request: Date) -> Bool {
+        guard let leasedAt, leasedAt >= request, heldBy == nil, let lastPulledAt else { return false }
+        return lastPulledAt >= leasedAt
+    }
 }
 
 /// A worker in the registry.
@@ -51,3 +72,5 @@ public struct WorkerStatus: Sendable, Equatable {
     /// Whether it was seen within the worker timeout.
     public let live: Bool
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 public import Foundation
 import PostgresNIO
 
@@ -38,3 +41,5 @@ extension WorkerCoordinator {
         }
     }
 }
+
+#endif

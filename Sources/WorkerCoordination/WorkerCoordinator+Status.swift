@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import Foundation
 import PostgresNIO
 
@@ -10,17 +13,17 @@ extension WorkerCoordinator {
                 SELECT feed,
                        CASE WHEN lease_expires_at > clock_timestamp() THEN lease_owner END,
                        CASE WHEN lease_expires_at > clock_timestamp() THEN lease_expires_at END,
-                       next_due_at, failures, last_pulled_at, last_error
+                       next_due_at, failures, last_pulled_at, last_error, leased_at
                 FROM feed_leases ORDER BY feed
                 """, logger: logger)
             var feeds: [FeedScheduleStatus] = []
-            for try await (feed, holder, expires, due, failures, pulled, error) in rows.decode(
-                (String, String?, Date?, Date, Int32, Date?, String?).self)
+            for try await (feed, holder, expires, due, failures, pulled, error, leased) in rows.decode(
+                (String, String?, Date?, Date, Int32, Date?, String?, Date?).self)
             {
                 feeds.append(
                     FeedScheduleStatus(
                         feed: feed, heldBy: holder, leaseExpiresAt: expires, nextDueAt: due, failures: Int(failures),
-                        lastPulledAt: pulled, lastError: error))
+                        lastPulledAt: pulled, lastError: error, leasedAt: leased))
             }
             return feeds
         }
@@ -43,3 +46,5 @@ extension WorkerCoordinator {
         }
     }
 }
+
+#endif

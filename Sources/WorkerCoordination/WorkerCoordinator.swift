@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import Foundation
 public import Logging
 public import PostgresNIO
@@ -122,3 +125,5 @@ public final class WorkerCoordinator: Sendable {
         return max(1, settings.maxConnectionsPerHost / max(1, live))
     }
 }
+
+#endif

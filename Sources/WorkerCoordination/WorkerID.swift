@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import Foundation
 
 /// A worker's identity in the registry: `host:pid:random`, unique even when a pid is reused or a
@@ -21,3 +24,5 @@ public struct WorkerID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 }
+
+#endif

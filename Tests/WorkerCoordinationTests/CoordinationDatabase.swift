@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import FeedaggTesting
 import Foundation
 import Logging
@@ -7,7 +10,7 @@ import WorkerCoordination
 /// A fresh database in the shared test cluster with the coordination tables, and a running
 /// `PostgresClient` on it for the length of `body`.
 func withCoordinationDatabase<T: Sendable>(
-    _ body: (PostgresClient, PostgresDatabase) async throws -> T
+    _ body: (PostgresClient, FeedaggTesting.PostgresDatabase) async throws -> T
 ) async throws -> T {
     let cluster = try await PostgresCluster.shared()
     let database = try await cluster.createDatabase("coordination")
@@ -21,7 +24,7 @@ func withCoordinationDatabase<T: Sendable>(
 }
 
 /// A client of `database` as the cluster's superuser (trust on loopback).
-func makeClient(_ database: PostgresDatabase) -> PostgresClient {
+func makeClient(_ database: FeedaggTesting.PostgresDatabase) -> PostgresClient {
     var configuration = PostgresClient.Configuration(
         host: database.cluster.host, port: database.cluster.port, username: database.cluster.superuser, password: nil,
         database: database.name, tls: .disable)
@@ -45,3 +48,5 @@ func poll<T>(timeout: Duration = .seconds(300), _ body: () async throws -> T?) a
     }
     return nil
 }
+
+#endif

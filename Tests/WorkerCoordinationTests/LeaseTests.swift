@@ -1,3 +1,6 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
 import FeedaggTesting
 import Foundation
 import PostgresNIO
@@ -28,7 +31,7 @@ struct LeaseTests {
             return applied
         }
         #expect(applied.filter { $0 == [1] }.count == 1)
-        #expect(applied.filter(\.isEmpty).count == 3)
+        #expect(applied.filter { $0.isEmpty }.count == 3)
         #expect(try await cluster.psql("select count(*) from worker_coordination_migrations", database: database.name) == "1")
     }
 
@@ -189,3 +192,5 @@ struct LeaseTests {
         }
     }
 }
+
+#endif
