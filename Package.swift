@@ -17,6 +17,8 @@ let sourceModules: [Target.Dependency] = [
 
 /// The PostgreSQL store, for the targets that open one: only with the PostgreSQL trait.
 let postgresStore: Target.Dependency = .target(name: "PostgresFeedStore", condition: .when(traits: ["PostgreSQL"]))
+/// Worker coordination through PostgreSQL (several `feedagg serve`): only with the PostgreSQL trait.
+let workerCoordination: Target.Dependency = .target(name: "WorkerCoordination", condition: .when(traits: ["PostgreSQL"]))
 
 let package = Package(
     name: "feedagg",
@@ -51,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already in postgres-nio's graph; WorkerCoordination hashes credentials with its SHA-256.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -146,7 +150,7 @@ let package = Package(
         .target(
             name: "FeedaggServer",
             dependencies: [
-                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage",
+                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage", workerCoordination,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -183,6 +187,29 @@ let package = Package(
         .executableTarget(
             name: "feedagg-feed-bench",
             dependencies: ["WebFeedSource", "ExecSource", "HTTPSource", "CurlHTTP", "FeedConfig", "LoopbackServer"],
+            swiftSettings: strict),
+
+        // Several `feedagg serve` workers sharing the feeds through PostgreSQL: registry and
+        // heartbeats, leases (FOR UPDATE SKIP LOCKED), next due times, the per-host budget, shared
+        // rate-limit pauses. Its own migrations table, apart from the store's.
+        // Compiled only with the PostgreSQL trait (its sources are in `#if PostgreSQL`).
+        .target(
+            name: "WorkerCoordination",
+            dependencies: [
+                "FeedStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // A worker that dies holding leases (the coordination tests kill it with SIGKILL).
+        .executableTarget(
+            name: "feedagg-lease-holder",
+            dependencies: [
+                workerCoordination,
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
 
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
@@ -252,6 +279,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "WorkerCoordinationTests",
+            dependencies: [
+                workerCoordination, "FeedaggTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // The test harness itself: the throwaway PostgreSQL cluster.
         .testTarget(name: "FeedaggTestingTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
         .testTarget(

@@ -51,6 +51,9 @@ public struct FeedsDocument: Sendable {
         /// `interval`: seconds between two pulls of a feed by `feedagg serve`, for feeds that give
         /// none of their own (``PullInterval``).
         public var interval: Double = PullInterval.standard
+        /// `lease_timeout`: seconds a `feedagg serve` worker on a PostgreSQL store holds a feed
+        /// without renewing its lease (``LeaseTimeout``).
+        public var leaseTimeout: Double = LeaseTimeout.standard
         /// `store`: where this configuration's store is when neither `--db` nor `FEEDAGG_DB` says: a
         /// SQLite file (relative to feeds.yaml's folder) or a `postgres://` URL (`${VAR}` expanded).
         public var store: String?
@@ -60,7 +63,7 @@ public struct FeedsDocument: Sendable {
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
+            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "lease_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
             "store", "store_password_file", "timeout", "user_agent",
         ]
         /// The range of `retries`.

@@ -100,6 +100,9 @@ extension FeedsValidator {
         if let value = attempt({ try parameters.value("interval").map { try PullInterval.seconds($0) } }) {
             settings.interval = value
         }
+        if let value = attempt({ try parameters.value("lease_timeout").map { try LeaseTimeout.seconds($0) } }) {
+            settings.leaseTimeout = value
+        }
         if let value = attempt({ try Self.store(in: parameters, paths: secretFiles) }) { settings.store = value }
         settings.storePassword = try? parameters.string("store_password")
         for (key, value) in entries where value.isNull && !value.unsetVariables.isEmpty {

@@ -17,6 +17,17 @@ public enum PullInterval {
     /// The seconds `node` (the value of `key`) says, or a ``ConfigError`` at the value, naming
     /// what is accepted.
     public static func seconds(_ node: ConfigNode, key: String = "interval") throws -> Double {
+        try duration(
+            node, key: key, minimum: minimum, minimumText: "1m (60 seconds)", maximum: maximum, maximumText: "7d (one week)",
+            note: "feedagg serve pulls a feed at most once a minute")
+    }
+
+    /// A duration written as `interval` is (`90`, `90s`, `15m`, `1.5h`, `1d`), from `minimum` to
+    /// `maximum` seconds (`minimumText`, `maximumText` say them in messages).
+    static func duration(
+        _ node: ConfigNode, key: String, minimum: Double, minimumText: String, maximum: Double, maximumText: String,
+        note: String? = nil
+    ) throws -> Double {
         guard let text = node.scalar?.trimmingCharacters(in: .whitespaces) else {
             throw ConfigError(
                 "'\(key)' must be a duration such as 15m, 90s or 2h, found \(node.kindDescription)", at: node.location)
@@ -36,12 +47,31 @@ public enum PullInterval {
         let seconds = value * unit
         guard seconds >= minimum else {
             throw ConfigError(
-                "'\(key)' must be at least 1m (60 seconds), found '\(text)'", at: node.location,
-                notes: ["note: feedagg serve pulls a feed at most once a minute"])
+                "'\(key)' must be at least \(minimumText), found '\(text)'", at: node.location,
+                notes: note.map { ["note: " + $0] } ?? [])
         }
         guard seconds <= maximum else {
-            throw ConfigError("'\(key)' must be at most 7d (one week), found '\(text)'", at: node.location)
+            throw ConfigError("'\(key)' must be at most \(maximumText), found '\(text)'", at: node.location)
         }
         return seconds
+    }
+}
+
+/// `lease_timeout:` in `settings:`: how long a `feedagg serve` worker sharing a PostgreSQL store
+/// holds a feed without renewing its lease (docs/worker-coordination.md). Written as `interval`
+/// is; at least 10 seconds, at most a day; 2 minutes when not given.
+public enum LeaseTimeout {
+    /// The lease timeout when none is given: 2 minutes.
+    public static let standard: Double = 120
+    /// The shortest accepted: 10 seconds (a heartbeat every third of it).
+    public static let minimum: Double = 10
+    /// The longest accepted: one day.
+    public static let maximum: Double = 86_400
+
+    /// The seconds `node` says, or a ``ConfigError`` at the value.
+    public static func seconds(_ node: ConfigNode) throws -> Double {
+        try PullInterval.duration(
+            node, key: "lease_timeout", minimum: minimum, minimumText: "10s", maximum: maximum, maximumText: "1d (one day)",
+            note: "a worker renews its leases every third of lease_timeout")
     }
 }

@@ -1,7 +1,7 @@
 import FeedConfig
 import FeedCore
 public import FeedStore
-import Foundation
+public import Foundation
 
 /// One line of `feedagg feeds`.
 public struct FeedStatus: Sendable {
@@ -35,4 +35,21 @@ public struct FeedStatus: Sendable {
     /// For an exec feed whose last pull failed: the standard error of its plugin's last run, as
     /// kept beside the store (``PluginStderrLog``).
     public var pluginStderr: String? = nil
+    /// Where the feed stands in the schedule `feedagg serve` workers share on PostgreSQL (`nil`
+    /// elsewhere): the JSON then has `worker` and `next_due_at`.
+    public var workerSchedule: WorkerSchedule? = nil
+
+    /// A feed in the schedule workers share (docs/worker-coordination.md).
+    public struct WorkerSchedule: Sendable, Equatable {
+        /// The worker holding its lease now (`host:pid:random`), `nil` when none does.
+        public var worker: String?
+        /// When it is due next.
+        public var nextDueAt: Date
+
+        /// Creates one.
+        public init(worker: String?, nextDueAt: Date) {
+            self.worker = worker
+            self.nextDueAt = nextDueAt
+        }
+    }
 }

@@ -68,7 +68,7 @@ public enum FeedStatusRenderer {
     static func json(_ status: FeedStatus) -> JSON {
         let stored = status.stored
         func int(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
-        return .object([
+        var fields: [(String, JSON)] = [
             ("name", .string(status.name)), ("source", .string(status.source)), ("declared", .bool(status.declared)),
             ("standing", .string(standingName(status.standing))), ("config", .optionalString(stored?.config)),
             ("token", .optionalString(status.credential)),
@@ -80,7 +80,12 @@ public enum FeedStatusRenderer {
             ("resumes_at_page", int(stored?.resumesAtPage)),
             ("saved_items_of_interrupted_pull", int(stored?.stagedCount)),
             ("plugin_stderr", .optionalString(status.pluginStderr)),
-        ])
+        ]
+        if let schedule = status.workerSchedule {
+            fields.append(("worker", .optionalString(schedule.worker)))
+            fields.append(("next_due_at", .string(ISO8601.string(from: schedule.nextDueAt))))
+        }
+        return .object(fields)
     }
 
     static func timestamp(_ date: Date) -> String {

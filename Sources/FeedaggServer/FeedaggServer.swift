@@ -1,6 +1,7 @@
 public import FeedaggKit
 import FeedConfig
 import FeedCore
+import FeedStorage
 import Foundation
 import Hummingbird
 import Logging
@@ -53,7 +54,7 @@ public struct FeedaggServer: Sendable {
         let readiness = ServerReadiness()
         let scheduler = PullScheduler(
             aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
-            readiness: readiness)
+            readiness: readiness, shared: try sharedSchedule(settings: settings, document: document))
         let metrics = ServerMetrics.registry
         let router = Router()
         router.add(middleware: ContentSecurityMiddleware(contentSecurityPolicy: Self.contentSecurityPolicy))
@@ -62,7 +63,7 @@ public struct FeedaggServer: Sendable {
         if let token { router.add(middleware: BearerAuthMiddleware(token: token)) }
         StreamRoutes(
             reader: reader, fallbackAuthority: settings.listen.description,
-            sourceTypes: aggregator.registry.descriptors.map(\.typeName)
+            sourceTypes: aggregator.registry.descriptors.map(\.typeName), scheduler: scheduler
         ).register(on: router)
         RefreshRoutes(scheduler: scheduler, configuration: configuration, metrics: metrics, reader: reader)
             .register(on: router)
@@ -98,6 +99,20 @@ public struct FeedaggServer: Sendable {
             // fetched pages are saved). Still a clean stop.
             console.error("feedagg serve: stopped after cancelling what outlived the \(Self.shutdownGrace) grace period")
         }
+    }
+
+    /// The schedule shared with the other workers on the same PostgreSQL store
+    /// (docs/worker-coordination.md); `nil` for a SQLite store (this process schedules alone).
+    func sharedSchedule(settings: ServeSettings, document: FeedsDocument) throws -> (any SharedSchedule)? {
+        #if PostgreSQL
+            guard case .postgres(let text) = settings.store else { return nil }
+            let url = try PostgresURL(text, environment: aggregator.environment)
+            return PostgresSharedSchedule(
+                url: url, leaseTimeout: .seconds(document.settings.leaseTimeout * settings.intervalScale),
+                maxConnectionsPerHost: document.settings.maxConnectionsPerHost)
+        #else
+            return nil
+        #endif
     }
 
     /// The token every request needs, or `nil` on a loopback address without `--auth-token-file`.

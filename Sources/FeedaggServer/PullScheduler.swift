@@ -24,16 +24,24 @@ import UnixSignals
 ///
 /// Delays are multiplied by ``ServeSettings/intervalScale`` (tests compress minutes into
 /// milliseconds); a rate limit's reset is a time on the server's clock and is never scaled.
+///
+/// With a ``SharedSchedule`` (the store is PostgreSQL) the due times live in the database instead,
+/// shared with every other `feedagg serve` on it: see `PullScheduler+Shared.swift` and
+/// docs/worker-coordination.md.
 actor PullScheduler: Service {
-    private let aggregator: Aggregator
-    private let settings: ServeSettings
-    private let configuration: ConfigurationBox
+    let aggregator: Aggregator
+    let settings: ServeSettings
+    let configuration: ConfigurationBox
     private let hangups: UnixSignalsSequence?
     private let readiness: ServerReadiness
-    private var feeds: [String: FeedSchedule] = [:]
+    /// The schedule shared with other workers through PostgreSQL, if any.
+    let shared: (any SharedSchedule)?
+    /// What this worker holds of the shared schedule (unused without one).
+    var sharedState = SharedState()
+    var feeds: [String: FeedSchedule] = [:]
     private var latestRequest = 0
     private var wake: AsyncStream<Event>.Continuation?
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
 
     /// What the loop reacts to.
     enum Event: Sendable {
@@ -47,13 +55,16 @@ actor PullScheduler: Service {
         case finished(PullBatchOutcome)
         /// Graceful shutdown.
         case shutdown
+        /// A heartbeat counted the live workers (shared schedule).
+        case workers(Int)
     }
 
     /// Creates the scheduler; it starts pulling once `readiness` says the server listens.
     init(
         aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, hangups: UnixSignalsSequence?,
-        readiness: ServerReadiness
+        readiness: ServerReadiness, shared: (any SharedSchedule)? = nil
     ) {
+        self.shared = shared
         self.aggregator = aggregator
         self.settings = settings
         self.configuration = configuration
@@ -63,10 +74,17 @@ actor PullScheduler: Service {
 
     func run() async throws {
         // Nothing is fetched for a server that could not listen (the group is cancelled then).
-        guard await readiness.wait() else { return }
+        guard await readiness.wait() else {
+            await shared?.stop()
+            return
+        }
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         wake = continuation
-        scheduleAtStart(configuration.current, now: clock.now)
+        if shared == nil {
+            scheduleAtStart(configuration.current, now: clock.now)
+        } else {
+            await startShared()
+        }
         let tick = Duration.seconds(max(0.01, settings.intervalScale))
         let hangups = self.hangups
         await withGracefulShutdownHandler {
@@ -82,17 +100,30 @@ actor PullScheduler: Service {
                         for await _ in hangups { continuation.yield(.reload) }
                     }
                 }
+                if let shared {
+                    // Renews this worker's leases three times per lease timeout.
+                    let period = shared.leaseTimeout / 3
+                    group.addTask {
+                        while !Task.isCancelled {
+                            if let live = try? await shared.heartbeat() { continuation.yield(.workers(live)) }
+                            try? await Task.sleep(for: period)
+                        }
+                    }
+                }
                 continuation.yield(.tick)
                 for await event in events {
                     if case .shutdown = event { break }
-                    handle(event)
-                    for batch in startDue() {
+                    await handle(event)
+                    let batches = shared == nil ? startDue() : await leaseDue(after: event)
+                    for batch in batches {
                         let configuration = self.configuration.current
                         let aggregator = self.aggregator
                         let settings = self.settings
+                        let share = connectionsPerHost(configuration)
                         group.addTask {
                             let outcome = await Self.pull(
-                                batch, configuration: configuration, aggregator: aggregator, settings: settings)
+                                batch, configuration: configuration, aggregator: aggregator, settings: settings,
+                                connectionsPerHost: share)
                             continuation.yield(.finished(outcome))
                         }
                     }
@@ -104,13 +135,23 @@ actor PullScheduler: Service {
             continuation.yield(.shutdown)
         }
         continuation.finish()
+        // Leases of pulls cut short go back at once (they resume from their checkpoint elsewhere).
+        if let shared {
+            await shared.stop()
+            aggregator.console.error("feedagg serve: worker \(shared.workerID) left the shared schedule")
+        }
     }
 
-    private func handle(_ event: Event) {
+    private func handle(_ event: Event) async {
         switch event {
         case .tick, .wake, .shutdown: break
-        case .reload: reload()
-        case .finished(let outcome): record(outcome)
+        case .reload:
+            reload()
+            await declareShared()
+        case .finished(let outcome):
+            let stops = record(outcome)
+            await completeShared(outcome, stops: stops)
+        case .workers(let live): sharedState.liveWorkers = live
         }
     }
 
@@ -179,18 +220,24 @@ actor PullScheduler: Service {
 
     // MARK: - Pulls
 
-    /// Pulls `names` with the `pull` path, for the configuration in effect when they started.
+    /// Pulls `names` with the `pull` path, for the configuration in effect when they started, with
+    /// at most `connectionsPerHost` connections per host when given (this worker's share).
     private static func pull(
-        _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings
+        _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings,
+        connectionsPerHost: Int? = nil
     ) async -> PullBatchOutcome {
+        var document = configuration.document
+        if let connectionsPerHost { document.settings.maxConnectionsPerHost = connectionsPerHost }
         var pull = PullSettings(configPath: settings.configPath, verbose: false, quiet: !settings.verbose)
         pull.store = settings.store
         pull.onlyFeeds = names
         pull.perPage = 1
         let started = ContinuousClock.now
         do {
-            let report = try await aggregator.pull(
-                pull, document: configuration.document, declaredFeeds: configuration.feeds)
+            // Off the cooperative pool: the store's synchronous calls block their thread (PullExecutor).
+            let report = try await withTaskExecutorPreference(PullExecutor.shared) {
+                try await aggregator.pull(pull, document: document, declaredFeeds: configuration.feeds)
+            }
             return PullBatchOutcome(names: names, report: report, failure: nil, duration: ContinuousClock.now - started)
         } catch {
             let message = (error as? StoreError).map { "the store is unavailable (\($0.kind))" } ?? "\(error)"
@@ -199,8 +246,11 @@ actor PullScheduler: Service {
         }
     }
 
-    /// Records how each feed of a batch ended and when it is due next.
-    private func record(_ outcome: PullBatchOutcome) {
+    /// Records how each feed of a batch ended and when it is due next; returns the rate limits
+    /// that stopped feeds, by feed.
+    @discardableResult
+    private func record(_ outcome: PullBatchOutcome) -> [String: RateLimitStop] {
+        var stops: [String: RateLimitStop] = [:]
         let now = clock.now
         let finished = Date()
         for name in outcome.names {
@@ -221,7 +271,10 @@ actor PullScheduler: Service {
                 } else {
                     feed.lastError = error.description
                 }
-                if case .rateLimited(let limit) = error.reason { stop = limit }
+                if case .rateLimited(let limit) = error.reason {
+                    stop = limit
+                    stops[name] = limit
+                }
             } else {
                 feed.lastError = nil
             }
@@ -255,6 +308,7 @@ actor PullScheduler: Service {
                 unchanged: feed.lastResult == .unchanged && result?.unchanged == true,
                 newItems: feed.newItems ?? 0, duration: outcome.duration)
         }
+        return stops
     }
 
     // MARK: - Refresh
@@ -262,23 +316,35 @@ actor PullScheduler: Service {
     /// Makes `names` (every feed when empty) due now; returns the request's number, which
     /// ``status()`` reports as done once each of them has finished a pull started after it. A feed
     /// stopped by a rate limit whose reset is still ahead is left out (it is pulled after the reset).
-    func requestRefresh(_ names: [String]) -> Int {
+    ///
+    /// With a shared schedule the feeds are made due in the database, so whichever worker is free
+    /// pulls them; the status is done once each has finished a pull leased after the request.
+    func requestRefresh(_ names: [String]) async -> Int {
         latestRequest += 1
         let now = clock.now
         let wallNow = Date()
+        var accepted: [String] = []
         for name in names.isEmpty ? configuration.current.names : names {
             // A feed under a rate limit waits for its reset, refresh or not (the status says until when).
             guard var feed = feeds[name], (feed.rateLimitedUntil ?? .distantPast) <= wallNow else { continue }
             feed.requested = latestRequest
             if !feed.running { feed.due = min(feed.due, now) }
             feeds[name] = feed
+            accepted.append(name)
         }
+        await refreshShared(accepted)
         wake?.yield(.wake)
         return latestRequest
     }
 
     /// The schedule of every feed, and whether the latest refresh request is done.
-    func status() -> RefreshStatus {
+    func status() async -> RefreshStatus {
+        let status = localStatus()
+        return shared == nil ? status : await sharedStatus(status)
+    }
+
+    /// ``status()`` from this process's own schedule.
+    private func localStatus() -> RefreshStatus {
         let now = clock.now
         let wallNow = Date()
         let entries = configuration.current.names.compactMap { name -> RefreshStatus.Feed? in

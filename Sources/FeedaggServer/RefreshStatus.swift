@@ -10,6 +10,10 @@ struct RefreshStatus: Sendable {
         var schedule: FeedSchedule
         /// When the next pull starts (`nil` while one runs).
         var nextPullAt: Date?
+        /// The worker holding the feed's lease (shared schedule only, see ``shared``).
+        var worker: String? = nil
+        /// Whether the schedule is shared by workers on PostgreSQL: the answer then has `worker`.
+        var shared = false
 
         /// `pulling`, `scheduled` or `backing_off` (after a failure).
         var state: String {
@@ -19,7 +23,7 @@ struct RefreshStatus: Sendable {
 
         var json: JSON {
             func date(_ value: Date?) -> JSON { .optionalString(value.map(ISO8601.string(from:))) }
-            return .object([
+            var fields: [(String, JSON)] = [
                 ("name", .string(name)), ("state", .string(state)),
                 ("interval_seconds", .int(Int(schedule.interval.rounded()))),
                 ("next_pull_at", date(nextPullAt)),
@@ -29,7 +33,9 @@ struct RefreshStatus: Sendable {
                 ("new_items", schedule.newItems.map(JSON.int) ?? .null),
                 ("failures", .int(schedule.failures)),
                 ("rate_limited_until", date(schedule.rateLimitedUntil)),
-            ])
+            ]
+            if shared { fields.append(("worker", .optionalString(worker))) }
+            return .object(fields)
         }
     }
 

@@ -12,6 +12,8 @@ struct StreamRoutes: Sendable {
     let fallbackAuthority: String
     /// The source types feeds.yaml may name (for `source=`).
     let sourceTypes: [String]
+    /// The scheduler, for each feed's worker and next due time when workers share the schedule.
+    var scheduler: PullScheduler? = nil
 
     /// Adds the routes to `router`.
     func register(on router: Router<BasicRequestContext>) {
@@ -58,7 +60,11 @@ struct StreamRoutes: Sendable {
 
     /// `/api/feeds`: `feedagg feeds --format json`.
     func feeds() async throws(RequestProblem) -> Response {
-        Self.response(FeedStatusRenderer.render(try await reader.feedStatuses(), format: .json), type: MediaTypes.json)
+        var statuses = try await reader.feedStatuses()
+        if let schedule = await scheduler?.workerSchedule() {
+            for index in statuses.indices { statuses[index].workerSchedule = schedule[statuses[index].name] }
+        }
+        return Self.response(FeedStatusRenderer.render(statuses, format: .json), type: MediaTypes.json)
     }
 
     /// An Atom or JSON Feed document of the stream (`feed` `nil`) or of one feed, linking to itself,

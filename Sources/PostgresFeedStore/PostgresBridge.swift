@@ -34,10 +34,17 @@ final class PostgresBridge: Sendable {
     }
 }
 
-/// A ``TaskExecutor`` running jobs on a concurrent dispatch queue (libdispatch's own threads, not
+/// A ``TaskExecutor`` running jobs on a serial dispatch queue (a thread of libdispatch's own, not
 /// Swift's cooperative pool).
+///
+/// Serial on purpose: libdispatch gives a serial queue a thread whenever it has work (it is
+/// "overcommit"), while a concurrent queue shares the default pool with `DispatchQueue.global()`,
+/// where the store's callers block. With 30 feeds of a `feedagg serve` worker committing at once,
+/// those callers held every thread of that pool and the jobs that would have answered them waited
+/// for one (the calls took tens of seconds). The jobs are short (up to the next `await` on
+/// PostgresNIO), so one thread keeps up.
 final class QueueTaskExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "feedagg.postgres", attributes: .concurrent)
+    private let queue = DispatchQueue(label: "feedagg.postgres")
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -117,6 +117,25 @@ struct FeedsLoaderTests {
         #expect(document.warnings == ["feeds.yaml:8:8: warning: 'feeds' is empty; there is nothing to pull"])
     }
 
+    @Test("lease_timeout: 2 minutes unless set; a duration of 10 s to 1 d, as interval is written")
+    func leaseTimeoutSetting() throws {
+        #expect(try load("feeds: []").settings.leaseTimeout == 120)
+        #expect(try load("settings:\n  lease_timeout: 5m\nfeeds: []").settings.leaseTimeout == 300)
+        #expect(try load("settings:\n  lease_timeout: 45\nfeeds: []").settings.leaseTimeout == 45)
+        for (value, message) in [
+            ("5s", "'lease_timeout' must be at least 10s, found '5s'"),
+            ("2d", "'lease_timeout' must be at most 1d (one day), found '2d'"),
+            ("soon", "'lease_timeout' must be a duration such as 15m, 90s or 2h"),
+        ] {
+            do {
+                _ = try load("settings:\n  lease_timeout: \(value)\nfeeds: []")
+                Issue.record("lease_timeout: \(value) was accepted")
+            } catch {
+                #expect("\(error)".contains("feeds.yaml:2:18: error: " + message), "\(error)")
+            }
+        }
+    }
+
     @Test("keep_raw: off unless set to true")
     func keepRawSetting() throws {
         #expect(try load("feeds: []").settings.keepRaw == false)

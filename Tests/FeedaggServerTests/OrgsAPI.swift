@@ -14,6 +14,8 @@ final class OrgsAPI: Sendable {
         var org: String
         var page: Int
         var status: Int
+        /// When the request was answered.
+        var at = Date()
     }
 
     private struct State {
@@ -39,8 +41,8 @@ final class OrgsAPI: Sendable {
         state.withLock { $0.renamed[org] = name }
     }
 
-    /// Answers every request for `org` with GitHub's rate-limit 403 (`X-RateLimit-Remaining: 0`),
-    /// whose `X-RateLimit-Reset` is `length` seconds after the first such answer (not after this
+    /// Answers every request for `org` with GitHub's rate-limit 403 (`X-RateLimit-Remaining: 0`)
+    /// until its reset, `X-RateLimit-Reset`, `length` seconds after the first such answer (not after this
     /// call: a loaded machine may take long to start the client, and the limit must still be ahead).
     func rateLimit(_ org: String, for length: TimeInterval) {
         state.withLock { $0.limits[org] = (length, nil) }
@@ -66,6 +68,8 @@ final class OrgsAPI: Sendable {
         let org = String(parts[1])
         let limitReset = state.withLock { state -> Date? in
             guard let limit = state.limits[org] else { return nil }
+            // After the reset the org is answered again, as GitHub does.
+            if let reset = limit.reset, reset <= Date() { return nil }
             let reset = limit.reset ?? Date().addingTimeInterval(limit.length)
             state.limits[org] = (limit.length, reset)
             state.log.append(Served(org: org, page: 0, status: 403))

@@ -1,0 +1,96 @@
+// Built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
+import FeedStorage
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import WorkerCoordination
+
+/// ``SharedSchedule`` on PostgreSQL: a ``WorkerCoordinator`` on a pool of its own to the store's
+/// database (the same URL, so the same login), run by a task this type owns until ``stop()``.
+final class PostgresSharedSchedule: SharedSchedule {
+    let coordinator: WorkerCoordinator
+    private let client: PostgresClient
+    private let logger: Logger
+    private let runner: Task<Void, Never>
+    /// The credential digest of each declared feed, for the pauses its responses set.
+    private let credentials = Mutex<[String: String]>([:])
+
+    var workerID: String { coordinator.id.rawValue }
+    var leaseTimeout: Duration { coordinator.settings.leaseTimeout }
+
+    /// A schedule on the database `url` names; `leaseTimeout` scaled, `maxConnectionsPerHost` for
+    /// all workers together.
+    init(url: PostgresURL, leaseTimeout: Duration, maxConnectionsPerHost: Int) {
+        let logger = Logger(label: "feedagg.workers", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger = logger
+        client = PostgresClient(configuration: WorkerCoordinator.clientConfiguration(url, connections: 4), backgroundLogger: logger)
+        let client = self.client
+        runner = Task { await client.run() }
+        coordinator = WorkerCoordinator(
+            client: client,
+            settings: CoordinationSettings(leaseTimeout: leaseTimeout, maxConnectionsPerHost: maxConnectionsPerHost),
+            logger: logger)
+    }
+
+    func start(_ feeds: [SharedFeed]) async throws {
+        try await WorkerCoordinator.migrate(client, logger: logger)
+        try await coordinator.register()
+        try await declare(feeds)
+    }
+
+    func declare(_ feeds: [SharedFeed]) async throws {
+        let declared = feeds.map { feed in
+            DeclaredFeed(
+                name: feed.name, interval: feed.interval, origin: feed.host,
+                credential: DeclaredFeed.credentialDigest(feed.secrets))
+        }
+        credentials.withLock { map in
+            for feed in declared { map[feed.name] = feed.credential }
+        }
+        try await coordinator.declare(declared)
+    }
+
+    func heartbeat() async throws -> Int {
+        try await coordinator.heartbeat()
+    }
+
+    func lease(limit: Int, among names: [String]) async throws -> [SharedLease] {
+        try await coordinator.leaseDueFeeds(limit: limit, among: names).map {
+            SharedLease(feed: $0.feed, generation: $0.generation, expiresAt: $0.expiresAt, takenOverFrom: $0.takenOverFrom)
+        }
+    }
+
+    func complete(_ lease: SharedLease, failure: String?, rateLimitedUntil: Date?) async throws -> Bool {
+        let held = FeedLease(feed: lease.feed, generation: lease.generation, expiresAt: lease.expiresAt, takenOverFrom: lease.takenOverFrom)
+        let outcome: PullOutcome = failure.map { .failed(message: $0, rateLimitedUntil: rateLimitedUntil) } ?? .succeeded
+        return try await coordinator.complete(held, outcome: outcome)
+    }
+
+    func recordPause(host: String, until: Date, setBy feed: String) async throws {
+        let credential = credentials.withLock { $0[feed] } ?? ""
+        try await coordinator.recordPause(origin: host, credential: credential, until: until, setBy: feed)
+    }
+
+    func makeDue(_ names: [String]) async throws -> Date {
+        try await coordinator.makeDue(names)
+    }
+
+    func schedule() async throws -> [String: SharedFeedStatus] {
+        var statuses: [String: SharedFeedStatus] = [:]
+        for feed in try await coordinator.schedule() {
+            statuses[feed.feed] = SharedFeedStatus(worker: feed.heldBy, nextDueAt: feed.nextDueAt, answered: { feed.answered(since: $0) })
+        }
+        return statuses
+    }
+
+    func stop() async {
+        try? await coordinator.unregister()
+        runner.cancel()
+        _ = await runner.value
+    }
+}
+
+#endif
