@@ -136,6 +136,22 @@ enum PostgresSchema {
 
     /// Applies the missing migrations on `connection`, in one transaction under the advisory lock.
     static func migrate(_ connection: PostgresConnection) async throws {
+        // The usual open finds every migration it knows applied: one query, no lock. Without this,
+        // every store open (each pull of `feedagg serve` opens one) queued on the advisory lock
+        // behind every other process's open. A database with versions this feedagg does not know
+        // was migrated by a newer one; anything else (no table yet, a missing version) takes the
+        // locked path below, which decides under the lock.
+        let known = Set(migrations.map(\.version))
+        let recorded: Set<String>? = try? await Set(
+            connection.rows("SELECT version FROM feedagg_migrations").map { try $0.decode(String.self) })
+        if let applied = recorded {
+            if !applied.isSubset(of: known) {
+                throw StoreError(
+                    kind: .schemaTooNew, path: "", operation: "open",
+                    detail: "migrations \(applied.sorted().joined(separator: ", "))")
+            }
+            if applied == known { return }
+        }
         try await connection.exec("BEGIN")
         do {
             try await connection.exec("SELECT pg_advisory_xact_lock(\(lockKey))")
@@ -154,7 +170,6 @@ enum PostgresSchema {
                 """)
             let applied = Set(
                 try await connection.rows("SELECT version FROM feedagg_migrations").map { try $0.decode(String.self) })
-            let known = Set(migrations.map(\.version))
             if !applied.isSubset(of: known) {
                 throw StoreError(
                     kind: .schemaTooNew, path: "", operation: "open",
