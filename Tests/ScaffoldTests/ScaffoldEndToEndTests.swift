@@ -131,11 +131,12 @@ struct ScaffoldEndToEndTests {
         // test does not need are left out of the copy's build, which would otherwise take twice as
         // long: the default PostgreSQL trait (a new source does not touch the store; postgres-nio
         // brings two BoringSSL builds), and every test target but the generated one
-        // (FEEDAGG_TEST_TARGETS, read by Package.swift). No index store either: no editor reads it.
+        // (FEEDAGG_TEST_TARGETS, read by Package.swift). The index store stays on: SwiftPM on Linux
+        // discovers the tests through it (`--disable-index-store` fails the build).
         let onlyWidgetTests = ["FEEDAGG_TEST_TARGETS": "WidgetSourceTests"]
         try await Self.run(
-            Self.nice, ["-n", "19", swift.path, "build", "--build-tests", "--disable-default-traits", "--disable-index-store"],
-            in: package, adding: onlyWidgetTests)
+            Self.nice, ["-n", "19", swift.path, "build", "--build-tests", "--disable-default-traits"], in: package,
+            adding: onlyWidgetTests)
         let tests = try await Self.run(
             swift, ["test", "--skip-build", "--disable-default-traits", "--filter", "WidgetSourceTests"], in: package,
             adding: onlyWidgetTests)
