@@ -150,7 +150,7 @@ let package = Package(
         .target(
             name: "FeedaggServer",
             dependencies: [
-                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage", workerCoordination,
+                "FeedaggKit", "FeedCore", "FeedConfig", "FeedStorage", "FeedStore", "FeedaggWebPage", postgresStore, workerCoordination,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -167,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "feedagg",
             dependencies: [
-                "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource",
+                "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource", workerCoordination,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -196,7 +196,7 @@ let package = Package(
         .target(
             name: "WorkerCoordination",
             dependencies: [
-                "FeedStorage",
+                "FeedStorage", postgresStore,
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log"),

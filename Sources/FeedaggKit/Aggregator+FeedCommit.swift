@@ -107,10 +107,18 @@ extension Aggregator {
         return restored
     }
 
-    /// Runs blocking work (SQLite) on a global dispatch queue, keeping the cooperative pool free.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs blocking work (a store call) on a thread that is not Swift's cooperative pool, and
+    /// returns its result.
+    ///
+    /// The thread is a serial dispatch queue's, made for the call. Not `DispatchQueue.global()`:
+    /// on Linux that is the cooperative pool's own thread pool (libdispatch's default-QoS root
+    /// queue), which grows by about a thread a second when its threads block. A PostgreSQL store
+    /// call blocks its thread on work that itself needs the pool, so a few of them at once stalled
+    /// every task of the process (`feedagg serve` workers stopped beating and lost their leases). A
+    /// serial queue is "overcommit": libdispatch gives it a thread whenever it has work.
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+            DispatchQueue(label: "feedagg.store-call").async { continuation.resume(with: Result { try body() }) }
         }
     }
 }

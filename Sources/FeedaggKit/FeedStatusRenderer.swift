@@ -14,7 +14,12 @@ public enum FeedStatusRenderer {
             if format == .jsonl { return objects.map { $0.serialized() + "\n" }.joined() }
             return JSON.object([("feeds", .array(objects))]).serialized() + "\n"
         case .table:
-            var rows = [["FEED", "SOURCE", "ITEMS", "LAST UPDATED", "PAGES", "REQUESTS", "TOKEN", "LAST ERROR"]]
+            // Workers sharing a PostgreSQL store: who holds each feed, and when it is due next.
+            let shared = statuses.contains { $0.workerSchedule != nil }
+            var rows = [
+                ["FEED", "SOURCE", "ITEMS", "LAST UPDATED"] + (shared ? ["WORKER", "NEXT DUE"] : [])
+                    + ["PAGES", "REQUESTS", "TOKEN", "LAST ERROR"]
+            ]
             for status in statuses {
                 let stored = status.stored
                 let name = status.name + label(status.standing)
@@ -22,9 +27,16 @@ public enum FeedStatusRenderer {
                 if let staged = stored?.stagedCount, staged > 0 {
                     items += " (+\(staged) saved from an interrupted pull)"
                 }
-                rows.append([
-                    name, status.source, items,
-                    stored?.lastSuccessAt.map { "\(timestamp($0)) (\(age($0, now: now)))" } ?? "never",
+                let schedule =
+                    !shared ? [] : [
+                        status.workerSchedule?.worker ?? "-",
+                        status.workerSchedule.map { due($0.nextDueAt, now: now) } ?? "-",
+                    ]
+                rows.append(
+                    [
+                        name, status.source, items,
+                        stored?.lastSuccessAt.map { "\(timestamp($0)) (\(age($0, now: now)))" } ?? "never",
+                    ] + schedule + [
                     stored?.lastPages.map(String.init) ?? "-", stored?.lastRequests.map(String.init) ?? "-",
                     status.credential ?? "-",
                     (stored?.lastError ?? "-")
@@ -32,14 +44,16 @@ public enum FeedStatusRenderer {
                         + (status.pluginStderr.map {
                             " (plugin stderr kept (\($0.utf8.count) bytes): `feedagg feeds --format json` shows it)"
                         } ?? ""),
-                ])
+                    ])
             }
             // Names, sources and errors come from the store (and errors from servers): sanitised.
             rows = rows.map { $0.map { TerminalText.sanitized($0) } }
-            let widths = (0..<7).map { column in rows.map { TerminalText.cellWidth($0[column]) }.max() ?? 0 }
+            // Every column but the last (the error, as long as it is) padded to its widest cell.
+            let last = rows[0].count - 1
+            let widths = (0..<last).map { column in rows.map { TerminalText.cellWidth($0[column]) }.max() ?? 0 }
             return rows.map { row in
-                (0..<7).map { TerminalText.padded(row[$0], toCells: widths[$0]) }.joined(separator: "  ")
-                    + "  " + row[7]
+                (0..<last).map { TerminalText.padded(row[$0], toCells: widths[$0]) }.joined(separator: "  ")
+                    + "  " + row[last]
             }.joined(separator: "\n") + "\n"
         }
     }
@@ -90,6 +104,20 @@ public enum FeedStatusRenderer {
 
     static func timestamp(_ date: Date) -> String {
         ISO8601.string(from: date).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+    }
+
+    /// When a feed is due next: `now` when it is due already, else the time and how far ahead.
+    static func due(_ date: Date, now: Date) -> String {
+        guard date > now else { return "now" }
+        let seconds = Int(date.timeIntervalSince(now).rounded(.up))
+        let ahead: String
+        switch seconds {
+        case ..<60: ahead = "in \(seconds) s"
+        case ..<3600: ahead = "in \(seconds / 60) min"
+        case ..<86_400: ahead = "in \(seconds / 3600) h"
+        default: ahead = "in \(seconds / 86_400) days"
+        }
+        return "\(timestamp(date)) (\(ahead))"
     }
 
     /// `12 s ago`, `3 min ago`, `5 h ago`, `2 days ago`.

@@ -4,6 +4,7 @@
 import FeedStorage
 import Foundation
 import Logging
+import PostgresFeedStore
 import PostgresNIO
 import Synchronization
 import WorkerCoordination
@@ -26,9 +27,9 @@ final class PostgresSharedSchedule: SharedSchedule {
     init(url: PostgresURL, leaseTimeout: Duration, maxConnectionsPerHost: Int) {
         let logger = Logger(label: "feedagg.workers", factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
-        client = PostgresClient(configuration: WorkerCoordinator.clientConfiguration(url, connections: 4), backgroundLogger: logger)
+        client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
         let client = self.client
-        runner = Task { await client.run() }
+        runner = Task.detached { await client.run() }  // ends with stop(), not with the group's graceful shutdown
         coordinator = WorkerCoordinator(
             client: client,
             settings: CoordinationSettings(leaseTimeout: leaseTimeout, maxConnectionsPerHost: maxConnectionsPerHost),

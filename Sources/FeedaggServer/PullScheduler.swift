@@ -234,8 +234,8 @@ actor PullScheduler: Service {
         pull.perPage = 1
         let started = ContinuousClock.now
         do {
-            // Off the cooperative pool: the store's synchronous calls block their thread (PullExecutor).
-            let report = try await withTaskExecutorPreference(PullExecutor.shared) {
+            // Off the cooperative pool, on a thread of its own: the store's synchronous calls block it (PullExecutor).
+            let report = try await withTaskExecutorPreference(PullExecutor()) {
                 try await aggregator.pull(pull, document: document, declaredFeeds: configuration.feeds)
             }
             return PullBatchOutcome(names: names, report: report, failure: nil, duration: ContinuousClock.now - started)

@@ -27,7 +27,7 @@ struct StreamReader: Sendable {
         let names = show.declaredFeeds ?? []
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
-            let page = try await Blocking.run { try aggregator.show(request) }
+            let page = try await Aggregator.offPool { try aggregator.show(request) }
             return (page, listed)
         } catch {
             throw problem(error)
@@ -43,7 +43,7 @@ struct StreamReader: Sendable {
         let settings = self.settings
         let declared = configuration.current.document.feeds
         do {
-            return try await Blocking.run {
+            return try await Aggregator.offPool {
                 let storePath = try? aggregator.configuredLocation(settings.store, config: settings.configPath)
                     .resolve(environment: aggregator.environment, config: settings.configPath).path
                 let configPaths = [settings.configPath, FeedStore.canonicalConfigPath(settings.configPath)]

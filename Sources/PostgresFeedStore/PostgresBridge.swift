@@ -23,7 +23,9 @@ final class PostgresBridge: Sendable {
     func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let box = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: executor) {
+        // Detached: nothing of the caller's task (its task-locals, such as ServiceLifecycle's
+        // graceful shutdown) reaches the driver's work.
+        Task.detached(executorPreference: executor) {
             let result: Result<T, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
             box.withLock { $0 = result }

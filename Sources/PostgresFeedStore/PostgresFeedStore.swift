@@ -64,7 +64,7 @@ public final class PostgresFeedStore: StoreDriver {
         connectTimeout: Duration = .seconds(10), claimTimeout: TimeInterval = 300
     ) throws -> PostgresFeedStore {
         let bridge = PostgresBridge()
-        var configured = Self.connectionConfiguration(url)
+        var configured = url.connectionConfiguration
         configured.options.connectTimeout = .nanoseconds(Int64(connectTimeout.seconds * 1e9))
         let connection = configured
         // One connection first: a refused connection or login is an error now, not a pool retrying.
@@ -84,32 +84,17 @@ public final class PostgresFeedStore: StoreDriver {
         } catch {
             throw StoreError.postgres(error, url: url, operation: "open")
         }
-        var configuration = Self.clientConfiguration(url)
+        var configuration = url.clientConfiguration(maximumConnections: 8)
         configuration.options.connectTimeout = connectTimeout
-        configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let runner = Task(executorPreference: bridge.executor) { await client.run() }
+        // Detached: a task created inside a service of a ServiceLifecycle group (serve's scheduler)
+        // inherits the group's graceful-shutdown task-local, and `PostgresClient.run()` shuts its pool
+        // down on graceful shutdown. On SIGTERM every running pull then lost its store mid-commit
+        // (and some waited on it for good). The pool ends with ``close()``, when its pull is done.
+        let runner = Task.detached(executorPreference: bridge.executor) { await client.run() }
         return PostgresFeedStore(
             url: url, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
             claimTimeout: claimTimeout)
-    }
-
-    static func connectionConfiguration(_ url: PostgresURL) -> PostgresConnection.Configuration {
-        if let socket = url.socketPath {
-            return .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
-        }
-        return .init(
-            host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password,
-            database: url.database, tls: .disable)
-    }
-
-    static func clientConfiguration(_ url: PostgresURL) -> PostgresClient.Configuration {
-        if let socket = url.socketPath {
-            return .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
-        }
-        return .init(
-            host: url.host ?? "localhost", port: url.port, username: url.user, password: url.password,
-            database: url.database, tls: .disable)
     }
 
     /// The applied migrations, oldest first.
