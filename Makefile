@@ -81,8 +81,10 @@ test: deps pytools
 # (W1, W2, W2i, W3; BENCH_REPS=3 repetitions; Scripts/bench.sh lists its other settings), then
 # the ratio table and issue 4's targets, then issue 15's scale workloads (W5: one 50,000-item
 # feed; READ: show on a generated 1,000,000-item store; GROWTH: 30 refreshes of W1), each next to
-# its target. A few minutes on 2 CPUs (the first READ run also generates its store, kept in
-# .build/bench-store/). `Scripts/bench.sh --workloads W5,READ` runs some alone.
+# its target, then issue 13's W6 (2,000 feeds refreshed by 1, 2 and 4 `feedagg serve` workers on
+# a throwaway PostgreSQL cluster, and by one on SQLite). Some minutes on 2 CPUs (the first READ run
+# also generates its store, kept in .build/bench-store/). `Scripts/bench.sh --workloads W5,READ`
+# runs some alone.
 bench: release
 	$(SWIFT) build -c release --product feedagg-cpu-bench
 	$(SWIFT) build -c release --product feedagg-store-gen

@@ -22,6 +22,8 @@
 # feed), READ (show latency on a generated 1,000,000-item store) and GROWTH (30 refreshes of W1
 # with 1 % changed). `--workloads W5,READ` runs only those (no peers, no bench.py). Without
 # --workloads everything runs. BENCH_SCALE_ARGS passes more arguments to bench-scale.py.
+# W6 (issue 13: `feedagg serve` workers sharing 2,000 feeds on PostgreSQL, and on SQLite) is
+# Scripts/bench-workers.py, run last; BENCH_WORKERS_ARGS passes more arguments to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -38,15 +40,18 @@ reps=${BENCH_REPS:-3}
 peer_args=()
 peer_workloads=""
 scale_workloads="W5,READ,GROWTH"
+workers_workload=W6
 while [ $# -gt 0 ]; do
   case "$1" in
     --workloads | --workloads=*)
       if [ "$1" = --workloads ]; then list=${2:?--workloads needs a value}; shift; else list=${1#--workloads=}; fi
       peer_workloads=none
       scale_workloads=""
+      workers_workload=""
       for w in $(echo "$list" | tr ',' ' '); do
         case "$(echo "$w" | tr '[:lower:]' '[:upper:]')" in
           W5 | READ | GROWTH) scale_workloads="${scale_workloads:+$scale_workloads,}$w" ;;
+          W6) workers_workload=W6 ;;
           *) [ "$peer_workloads" = none ] && peer_workloads=""; peer_workloads="${peer_workloads:+$peer_workloads,}$w" ;;
         esac
       done
@@ -78,12 +83,20 @@ run_scale() {
   in_netns "$root/Scripts/bench-scale.py" --workloads "$scale_workloads" --reps "$reps" --bench "$bench" \
     --out "$out" ${BENCH_SCALE_ARGS:-}
 }
+run_workers() {
+  [ -n "$workers_workload" ] || return 0
+  echo "== bench-workers.py: W6, $reps cycles per setting" >&2
+  # In the loopback-only namespace too: the PostgreSQL cluster it starts listens on 127.0.0.1 there.
+  # shellcheck disable=SC2086
+  in_netns "$root/Scripts/bench-workers.py" --reps "$reps" --bench "$bench" --out "$out" ${BENCH_WORKERS_ARGS:-}
+}
 out=${BENCH_OUT:-$root/bench-out}
 mkdir -p "$out"
-rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt"
+rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt" "$out/workers.json" "$out/workers.txt"
 
 if [ "$peer_workloads" = none ]; then
   run_scale
+  run_workers
   exit 0
 fi
 
@@ -119,4 +132,5 @@ python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "
   --skipped "$out/skipped.json" | tee "$out/report.txt"
 status=${PIPESTATUS[0]}
 run_scale
+run_workers
 exit "$status"
