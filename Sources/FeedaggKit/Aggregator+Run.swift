@@ -1,5 +1,6 @@
 import FeedCore
 import FeedStore
+import FeedStorage
 import Foundation
 
 // MARK: - Running the feeds of a pull, and its report
@@ -64,6 +65,10 @@ extension Aggregator {
         }
         let page = try await Self.offPool {
             try store.placeUndatedItems(feedOrder: declared)
+            guard settings.readsPage else {
+                return StoredStreamPage(
+                    entries: [], totalItems: 0, perPage: settings.perPage, totalPages: 0, page: settings.page, nextCursor: nil)
+            }
             return try store.stream(feeds: declared, page: settings.page, perPage: settings.perPage)
         }
         var report = PullReport(

@@ -101,11 +101,13 @@ public struct Aggregator: Sendable {
     /// ``PullSettings/configPath``.
     public func pull(_ settings: PullSettings, document: FeedsDocument, declaredFeeds: [Feed]) async throws -> PullReport {
         try checkFeedNames(settings.onlyFeeds, in: declaredFeeds.map(\.name), origin: settings.configPath)
-        let (store, temporary) = try openStore(
-            settings.effectiveStore, config: settings.configPath, keepRaw: document.settings.keepRaw,
-            loaded: (document.settings.store, document.settings.storePassword))
+        let (store, temporary) =
+            try settings.lentStore.map { ($0, nil) }
+            ?? openStore(
+                settings.effectiveStore, config: settings.configPath, keepRaw: document.settings.keepRaw,
+                loaded: (document.settings.store, document.settings.storePassword))
         defer {
-            try? store.close()
+            if settings.lentStore == nil { try? store.close() }
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
         }
         var replay: ReplayServer?

@@ -1,4 +1,5 @@
 public import FeedCore
+public import FeedStorage
 public import Foundation
 
 /// Settings of one `pull`, from the command line.
@@ -20,12 +21,20 @@ public struct PullSettings: Sendable {
     /// The store; `nil` means ``StoreLocation/standard``, or ``StoreLocation/temporary`` when
     /// replaying (see ``keepsReplayStore``) or recording.
     public var store: StoreLocation?
+    /// A store already open that the pull uses instead of opening ``store`` (and leaves open):
+    /// `feedagg serve` on PostgreSQL lends every pull the one store it opened at start, so a pull
+    /// costs no connection set-up. `nil`: the pull opens the store and closes it when done.
+    public var lentStore: (any StoreDriver)?
     /// Incremental (default) or full (`--full`).
     public var refresh: RefreshMode = .incremental
     /// The page of the unified stream to read back after the pull.
     public var page: Int = 1
     /// Entries per page.
     public var perPage: Int = 20
+    /// Whether the report carries ``page`` of the stream, read back after the pull (`pull` prints
+    /// it). `feedagg serve` pulls without it: it serves pages on request, and on PostgreSQL reading
+    /// one back costs a query over the whole stream per pull.
+    public var readsPage = true
     /// Keep each result's items in the report (tests); by default they are dropped once committed,
     /// so memory is bounded by the feeds in flight, not by everything pulled.
     public var retainItems = false

@@ -41,8 +41,13 @@ public struct FeedaggServer: Sendable {
         // The store is settled now: a later edit of feeds.yaml's `store:` (SIGHUP or not) does not move it.
         var settings = self.settings
         settings.store = aggregator.configuredLocation(settings.store, config: settings.configPath)
-        let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath)
-        try store.close()
+        let keepRaw = document.settings.keepRaw
+        let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath, keepRaw: keepRaw)
+        // PostgreSQL: this store (its pool) serves every pull until the server stops. SQLite: each
+        // pull opens the file itself (cheap), so the check above is all this one was for.
+        var lentStore: (store: any StoreDriver, keepRaw: Bool)?
+        if case .postgres = settings.store { lentStore = (store, keepRaw) } else { try store.close() }
+        defer { if let lentStore { try? lentStore.store.close() } }
         if case .standard = settings.store {
             // Opened (and its folder created) above: from now on it is this file, whatever feeds.yaml says later.
             settings.store = .file(try settings.store.resolve(environment: aggregator.environment, config: settings.configPath).path)
@@ -54,7 +59,7 @@ public struct FeedaggServer: Sendable {
         let readiness = ServerReadiness()
         let scheduler = PullScheduler(
             aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
-            readiness: readiness, shared: try sharedSchedule(settings: settings, document: document))
+            readiness: readiness, shared: try sharedSchedule(settings: settings, document: document), lentStore: lentStore)
         let metrics = ServerMetrics.registry
         let router = Router()
         router.add(middleware: ContentSecurityMiddleware(contentSecurityPolicy: Self.contentSecurityPolicy))

@@ -21,10 +21,12 @@ struct SharedState: Sendable {
 /// The shared schedule (docs/worker-coordination.md): several `feedagg serve` on one PostgreSQL
 /// store lease due feeds from it instead of keeping due times of their own.
 extension PullScheduler {
-    /// Feeds one worker pulls at once, at most: enough for batches that share connections, few
-    /// enough that other workers get their part of a burst (and that the store's synchronous calls
-    /// of so many pulls do not hold every thread of libdispatch's default pool).
-    static let leaseBatch = 16
+    /// Feeds one worker holds leases of at once, at most (`page_concurrency` of them in flight):
+    /// each batch is one pull, and a pull has a fixed cost (its HTTP client, engine, report), so
+    /// bigger batches cost less per feed; small enough that other workers get their part of a
+    /// burst. Measured with W6 (one worker refreshing 2,000 unchanged feeds on PostgreSQL): 16 →
+    /// 19.9 s of CPU per cycle, 64 → 14.6 s.
+    static let leaseBatch = 64
 
     /// The feeds of `configuration` as this worker declares them, intervals scaled.
     func sharedFeeds(_ configuration: ServedConfiguration) -> [SharedFeed] {

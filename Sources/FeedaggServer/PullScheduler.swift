@@ -36,6 +36,10 @@ actor PullScheduler: Service {
     private let readiness: ServerReadiness
     /// The schedule shared with other workers through PostgreSQL, if any.
     let shared: (any SharedSchedule)?
+    /// The store every pull uses, opened once (PostgreSQL: a pool for the process instead of a
+    /// connection set-up per pull), with the `keep_raw` it was opened with; `nil`: each pull opens
+    /// the store itself (SQLite).
+    let lentStore: (store: any StoreDriver, keepRaw: Bool)?
     /// What this worker holds of the shared schedule (unused without one).
     var sharedState = SharedState()
     var feeds: [String: FeedSchedule] = [:]
@@ -62,9 +66,11 @@ actor PullScheduler: Service {
     /// Creates the scheduler; it starts pulling once `readiness` says the server listens.
     init(
         aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, hangups: UnixSignalsSequence?,
-        readiness: ServerReadiness, shared: (any SharedSchedule)? = nil
+        readiness: ServerReadiness, shared: (any SharedSchedule)? = nil,
+        lentStore: (store: any StoreDriver, keepRaw: Bool)? = nil
     ) {
         self.shared = shared
+        self.lentStore = lentStore
         self.aggregator = aggregator
         self.settings = settings
         self.configuration = configuration
@@ -120,10 +126,12 @@ actor PullScheduler: Service {
                         let aggregator = self.aggregator
                         let settings = self.settings
                         let share = connectionsPerHost(configuration)
+                        // Not lent when a reload changed keep_raw: the pull opens the store with the new one.
+                        let lent = lentStore.flatMap { $0.keepRaw == configuration.document.settings.keepRaw ? $0.store : nil }
                         group.addTask {
                             let outcome = await Self.pull(
                                 batch, configuration: configuration, aggregator: aggregator, settings: settings,
-                                connectionsPerHost: share)
+                                connectionsPerHost: share, lentStore: lent)
                             continuation.yield(.finished(outcome))
                         }
                     }
@@ -224,14 +232,15 @@ actor PullScheduler: Service {
     /// at most `connectionsPerHost` connections per host when given (this worker's share).
     private static func pull(
         _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings,
-        connectionsPerHost: Int? = nil
+        connectionsPerHost: Int? = nil, lentStore: (any StoreDriver)? = nil
     ) async -> PullBatchOutcome {
         var document = configuration.document
         if let connectionsPerHost { document.settings.maxConnectionsPerHost = connectionsPerHost }
         var pull = PullSettings(configPath: settings.configPath, verbose: false, quiet: !settings.verbose)
         pull.store = settings.store
         pull.onlyFeeds = names
-        pull.perPage = 1
+        pull.readsPage = false
+        pull.lentStore = lentStore
         let started = ContinuousClock.now
         do {
             // Off the cooperative pool, on a thread of its own: the store's synchronous calls block it (PullExecutor).

@@ -116,14 +116,21 @@ extension PostgresFeedStore {
         try session("read feed summaries") { db in
             try await db.rows(
                 """
-                SELECT feed.*,
-                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND NOT staged) AS item_count,
-                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND NOT staged AND missing_since IS NOT NULL)
-                        AS missing_count,
-                    (SELECT resume FROM pull_checkpoint WHERE pull_checkpoint.feed = feed.name) AS resume,
-                    (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND staged)
-                        + (SELECT COUNT(*) FROM staged_update WHERE staged_update.feed = feed.name) AS staged_count
-                FROM feed ORDER BY name
+                WITH items AS (
+                    SELECT feed, COUNT(*) FILTER (WHERE NOT staged) AS stored,
+                        COUNT(*) FILTER (WHERE NOT staged AND missing_since IS NOT NULL) AS missing,
+                        COUNT(*) FILTER (WHERE staged) AS staged
+                    FROM item GROUP BY feed
+                ),
+                updates AS (SELECT feed, COUNT(*) AS staged FROM staged_update GROUP BY feed)
+                SELECT feed.*, COALESCE(items.stored, 0) AS item_count, COALESCE(items.missing, 0) AS missing_count,
+                    pull_checkpoint.resume AS resume,
+                    COALESCE(items.staged, 0) + COALESCE(updates.staged, 0) AS staged_count
+                FROM feed
+                    LEFT JOIN items ON items.feed = feed.name
+                    LEFT JOIN updates ON updates.feed = feed.name
+                    LEFT JOIN pull_checkpoint ON pull_checkpoint.feed = feed.name
+                ORDER BY feed.name
                 """
             ).map { raw in
                 let row = raw.makeRandomAccess()

@@ -128,23 +128,50 @@ public enum JSONValue: Sendable, Hashable {
     /// other control characters; everything else as is).
     public static func appendQuoted(_ text: String, to out: inout String) {
         out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        // Runs of bytes that need no escape are appended whole: only ASCII bytes are ever escaped,
+        // so cutting the UTF-8 at them never splits a character.
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                if start < index {
+                    out += String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                }
+                appendEscape(byte, to: &out)
+                start = index + 1
+            }
+            if start == 0 {
+                out += text
+            } else if start < bytes.count {
+                out += String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+            }
+        }
+        if done == nil {
+            // A bridged string without contiguous UTF-8: scalar by scalar.
+            for scalar in text.unicodeScalars {
+                if scalar.value < 0x20 || scalar == "\"" || scalar == "\\" {
+                    appendEscape(UInt8(scalar.value), to: &out)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
         out += "\""
+    }
+
+    /// Appends the escape of `byte` (`"`, `\\`, or a control character).
+    private static func appendEscape(_ byte: UInt8, to out: inout String) {
+        switch byte {
+        case UInt8(ascii: "\""): out += "\\\""
+        case UInt8(ascii: "\\"): out += "\\\\"
+        case UInt8(ascii: "\n"): out += "\\n"
+        case UInt8(ascii: "\r"): out += "\\r"
+        case UInt8(ascii: "\t"): out += "\\t"
+        default:
+            let hex = String(byte, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 }
 
