@@ -21,12 +21,16 @@ struct SharedState: Sendable {
 /// The shared schedule (docs/worker-coordination.md): several `feedagg serve` on one PostgreSQL
 /// store lease due feeds from it instead of keeping due times of their own.
 extension PullScheduler {
-    /// Feeds one worker holds leases of at once, at most (`page_concurrency` of them in flight):
-    /// each batch is one pull, and a pull has a fixed cost (its HTTP client, engine, report), so
-    /// bigger batches cost less per feed; small enough that other workers get their part of a
-    /// burst. Measured with W6 (one worker refreshing 2,000 unchanged feeds on PostgreSQL): 16 →
-    /// 19.9 s of CPU per cycle, 64 → 14.6 s.
-    static let leaseBatch = 64
+    /// Feeds one worker holds leases of at once, at most: one batch, one pull.
+    ///
+    /// No more than the default `page_concurrency` (16), so a batch's first requests all go out
+    /// when it starts. A rate-limit pause another worker records is seen when the next batch is
+    /// leased, not by a running pull: with batches of 64 (16 in flight), a batch went on sending
+    /// to a paused host for seconds, and the worker test's pause window failed under load. Bigger
+    /// batches cost less CPU per feed (a pull's fixed cost is ~56 ms; W6, one worker, 2,000
+    /// unchanged feeds on PostgreSQL: 19.9 s of CPU per cycle with 16, 14.6 s with 64): worth it
+    /// once running pulls see shared pauses (in the engine).
+    static let leaseBatch = 16
 
     /// The feeds of `configuration` as this worker declares them, intervals scaled.
     func sharedFeeds(_ configuration: ServedConfiguration) -> [SharedFeed] {

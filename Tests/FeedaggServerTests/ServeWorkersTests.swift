@@ -221,12 +221,20 @@ struct ServeWorkersTests {
                 #expect(served.filter { $0.page == 1 && $0.status == 200 }.count == 1, "\(feed): \(served)")
                 #expect(served.contains { $0.page == 3 }, "\(feed) resumed to its end: \(served)")
             }
-            let (items, _) = try await client.text(survivor.url("/api/items?limit=10000"))
+            // Every item, paged by cursor (one 7,500-item answer is slow for a debug build under load).
             // Item ids repeat across servers (each numbers its orgs alike): an item is its feed and id.
-            let keys = (try jsonObject(items)["items"] as? [[String: Any]] ?? []).compactMap { item -> String? in
-                guard let feed = item["feed"] as? String, let id = item["id"] as? String else { return nil }
-                return feed + "/" + id
-            }
+            var keys: [String] = []
+            var after: String?
+            repeat {
+                let query = "/api/items?limit=1000" + (after.map { "&after=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? "")
+                let (text, _) = try await client.text(survivor.url(query))
+                let page = try jsonObject(text)
+                keys += (page["items"] as? [[String: Any]] ?? []).compactMap { item -> String? in
+                    guard let feed = item["feed"] as? String, let id = item["id"] as? String else { return nil }
+                    return feed + "/" + id
+                }
+                after = page["next_cursor"] as? String
+            } while after != nil && keys.count <= expected
             #expect(keys.count == expected && Set(keys).count == expected)
             print("kill -9: \(held.count) feeds held by the killed worker; every item stored \(String(format: "%.1f", refreshedAfter)) s after the kill (lease_timeout 12 s + interval 6 s)")
             for worker in survivors { try await Self.stop(worker) }
