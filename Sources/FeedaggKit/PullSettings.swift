@@ -25,6 +25,9 @@ public struct PullSettings: Sendable {
     /// `feedagg serve` on PostgreSQL lends every pull the one store it opened at start, so a pull
     /// costs no connection set-up. `nil`: the pull opens the store and closes it when done.
     public var lentStore: (any StoreDriver)?
+    /// Rate limits other `feedagg serve` workers met, asked before each request (see
+    /// `RateLimitPolicy.sharedPause`); `nil` for a process pulling alone.
+    public var sharedPause: (@Sendable (_ host: String, _ feed: String) -> RateLimitPolicy.SharedRateLimitPause?)?
     /// Incremental (default) or full (`--full`).
     public var refresh: RefreshMode = .incremental
     /// The page of the unified stream to read back after the pull.

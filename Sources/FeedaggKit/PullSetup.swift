@@ -61,6 +61,7 @@ struct PullSetup {
         var retry = RetryPolicy(
             maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000)))
         var rateLimit = RateLimitPolicy(maxWait: .milliseconds(Int(config.rateLimitWait * 1000)))
+        rateLimit.sharedPause = settings.sharedPause
         if let clock = VirtualClock(environment: environment) {
             retry.sleep = { try clock.sleep($0) }
             rateLimit.now = { clock.now }

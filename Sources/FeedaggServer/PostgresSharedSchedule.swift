@@ -1,6 +1,7 @@
 // Built with the PostgreSQL trait (the default; Package.swift).
 #if PostgreSQL
 
+import FeedCore
 import FeedStorage
 import Foundation
 import Logging
@@ -18,6 +19,13 @@ final class PostgresSharedSchedule: SharedSchedule {
     private let runner: Task<Void, Never>
     /// The credential digest of each declared feed, for the pauses its responses set.
     private let credentials = Mutex<[String: String]>([:])
+    /// The pauses in force, by origin and credential digest (``refreshPauses()``).
+    private let pauses = Mutex<[PauseKey: RateLimitPolicy.SharedRateLimitPause]>([:])
+
+    private struct PauseKey: Hashable {
+        var origin: String
+        var credential: String
+    }
 
     var workerID: String { coordinator.id.rawValue }
     var leaseTimeout: Duration { coordinator.settings.leaseTimeout }
@@ -72,7 +80,31 @@ final class PostgresSharedSchedule: SharedSchedule {
 
     func recordPause(host: String, until: Date, setBy feed: String) async throws {
         let credential = credentials.withLock { $0[feed] } ?? ""
+        pauses.withLock { pauses in
+            let key = PauseKey(origin: host, credential: credential)
+            if (pauses[key]?.until ?? .distantPast) < until { pauses[key] = .init(until: until, setBy: feed) }
+        }
         try await coordinator.recordPause(origin: host, credential: credential, until: until, setBy: feed)
+    }
+
+    func refreshPauses() async throws {
+        var fresh: [PauseKey: RateLimitPolicy.SharedRateLimitPause] = [:]
+        for pause in try await coordinator.activePauses() {
+            fresh[PauseKey(origin: pause.origin, credential: pause.credential)] = .init(until: pause.until, setBy: pause.setBy)
+        }
+        let now = Date()
+        pauses.withLock { pauses in
+            // This worker's own pauses not yet visible in the database stay (recorded meanwhile).
+            for (key, pause) in pauses where pause.until > now && (fresh[key]?.until ?? .distantPast) < pause.until {
+                fresh[key] = pause
+            }
+            pauses = fresh
+        }
+    }
+
+    func pause(host: String, feed: String) -> RateLimitPolicy.SharedRateLimitPause? {
+        let credential = credentials.withLock { $0[feed] } ?? ""
+        return pauses.withLock { $0[PauseKey(origin: host, credential: credential)] }
     }
 
     func makeDue(_ names: [String]) async throws -> Date {

@@ -21,16 +21,16 @@ struct SharedState: Sendable {
 /// The shared schedule (docs/worker-coordination.md): several `feedagg serve` on one PostgreSQL
 /// store lease due feeds from it instead of keeping due times of their own.
 extension PullScheduler {
-    /// Feeds one worker holds leases of at once, at most: one batch, one pull.
+    /// Feeds one worker holds leases of at once, at most: one batch, one pull (`page_concurrency`
+    /// of them in flight).
     ///
-    /// No more than the default `page_concurrency` (16), so a batch's first requests all go out
-    /// when it starts. A rate-limit pause another worker records is seen when the next batch is
-    /// leased, not by a running pull: with batches of 64 (16 in flight), a batch went on sending
-    /// to a paused host for seconds, and the worker test's pause window failed under load. Bigger
-    /// batches cost less CPU per feed (a pull's fixed cost is ~56 ms; W6, one worker, 2,000
-    /// unchanged feeds on PostgreSQL: 19.9 s of CPU per cycle with 16, 14.6 s with 64): worth it
-    /// once running pulls see shared pauses (in the engine).
-    static let leaseBatch = 16
+    /// A pull has a fixed cost (its HTTP client, engine, report: ~56 ms of CPU), so bigger batches
+    /// cost less per feed (W6, one worker, 2,000 unchanged feeds on PostgreSQL: 19.9 s of CPU per
+    /// cycle with 16, 14.6 s with 64), and small enough that other workers get their part of a
+    /// burst. A running pull sees a pause another worker records at the next lease poll (its
+    /// engine asks ``SharedSchedule/pause(host:feed:)`` before each request); before that was so,
+    /// a 64-feed batch went on sending to a paused host for seconds.
+    static let leaseBatch = 64
 
     /// The feeds of `configuration` as this worker declares them, intervals scaled.
     func sharedFeeds(_ configuration: ServedConfiguration) -> [SharedFeed] {
@@ -80,6 +80,13 @@ extension PullScheduler {
         let now = clock.now
         if case .tick = event, let last = sharedState.lastLease, now - last < pollPeriod { return [] }
         sharedState.lastLease = now
+        // The pauses other workers recorded, for the running pulls' engines (before anything else:
+        // a worker with no room for more feeds still has pulls that must see them).
+        do {
+            try await shared.refreshPauses()
+        } catch {
+            report("cannot read the shared rate-limit pauses", error)
+        }
         let names = configuration.current.names.filter { feeds[$0]?.running != true }
         let room = Self.leaseBatch - sharedState.leases.count
         guard !names.isEmpty, room > 0 else { return [] }

@@ -128,10 +128,13 @@ actor PullScheduler: Service {
                         let share = connectionsPerHost(configuration)
                         // Not lent when a reload changed keep_raw: the pull opens the store with the new one.
                         let lent = lentStore.flatMap { $0.keepRaw == configuration.document.settings.keepRaw ? $0.store : nil }
+                        let pauses = shared.map { shared in
+                            { @Sendable (host: String, feed: String) in shared.pause(host: host, feed: feed) }
+                        }
                         group.addTask {
                             let outcome = await Self.pull(
                                 batch, configuration: configuration, aggregator: aggregator, settings: settings,
-                                connectionsPerHost: share, lentStore: lent)
+                                connectionsPerHost: share, lentStore: lent, sharedPause: pauses)
                             continuation.yield(.finished(outcome))
                         }
                     }
@@ -232,7 +235,8 @@ actor PullScheduler: Service {
     /// at most `connectionsPerHost` connections per host when given (this worker's share).
     private static func pull(
         _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings,
-        connectionsPerHost: Int? = nil, lentStore: (any StoreDriver)? = nil
+        connectionsPerHost: Int? = nil, lentStore: (any StoreDriver)? = nil,
+        sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil
     ) async -> PullBatchOutcome {
         var document = configuration.document
         if let connectionsPerHost { document.settings.maxConnectionsPerHost = connectionsPerHost }
@@ -241,6 +245,7 @@ actor PullScheduler: Service {
         pull.onlyFeeds = names
         pull.readsPage = false
         pull.lentStore = lentStore
+        pull.sharedPause = sharedPause
         let started = ContinuousClock.now
         do {
             // Off the cooperative pool, on a thread of its own: the store's synchronous calls block it (PullExecutor).

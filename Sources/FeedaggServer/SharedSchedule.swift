@@ -26,6 +26,13 @@ protocol SharedSchedule: Sendable {
     /// Shares a rate limit `feed` met on `host` (`host:port`): no worker starts a feed with that
     /// origin and `feed`'s credential before `until`.
     func recordPause(host: String, until: Date, setBy feed: String) async throws
+    /// Reads the pauses in force from the database into the copy ``pause(host:feed:)`` answers
+    /// from (the scheduler calls it on every lease poll).
+    func refreshPauses() async throws
+    /// The pause in force for `feed`'s requests to `host`, from the copy of the last
+    /// ``refreshPauses()`` and this worker's own ``recordPause(host:until:setBy:)``: what a running
+    /// pull's engine asks before each request. Synchronous and cheap.
+    func pause(host: String, feed: String) -> RateLimitPolicy.SharedRateLimitPause?
     /// Makes `names` due now; returns the request's time (the database's clock).
     func makeDue(_ names: [String]) async throws -> Date
     /// Every feed of the shared schedule, by name.

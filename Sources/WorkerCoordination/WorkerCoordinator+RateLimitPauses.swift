@@ -24,6 +24,23 @@ extension WorkerCoordinator {
         }
     }
 
+    /// Every pause that has not ended yet (the database's clock): origin, credential digest, until
+    /// when, and the feed whose response set it.
+    public func activePauses() async throws(CoordinationError)
+        -> [(origin: String, credential: String, until: Date, setBy: String)]
+    {
+        try await attempt("reading the rate-limit pauses") {
+            let rows = try await client.query(
+                "SELECT origin, credential, until, set_by FROM rate_limit_pauses WHERE until > clock_timestamp()",
+                logger: logger)
+            var pauses: [(origin: String, credential: String, until: Date, setBy: String)] = []
+            for try await (origin, credential, until, feed) in rows.decode((String, String, Date, String).self) {
+                pauses.append((origin, credential, until, feed))
+            }
+            return pauses
+        }
+    }
+
     /// The pause any worker recorded for `origin` and `credential`, when it has not ended yet
     /// (the database's clock): until when, and the feed whose response set it.
     public func pause(origin: String, credential: String) async throws(CoordinationError)

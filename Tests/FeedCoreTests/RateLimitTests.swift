@@ -26,7 +26,10 @@ private final class FakeClock: Sendable {
 private let t0 = 1_700_000_000
 
 /// Pulls each list (one feed per list, each on its own server) through one engine.
-private func pull(_ lists: [FlakyList], clock: FakeClock, maxWait: Duration = .seconds(60)) async throws -> [FeedResult] {
+private func pull(
+    _ lists: [FlakyList], clock: FakeClock, maxWait: Duration = .seconds(60),
+    sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil
+) async throws -> [FeedResult] {
     var servers: [LoopbackHTTPServer] = []
     var feeds: [Feed] = []
     for (index, list) in lists.enumerated() {
@@ -49,7 +52,11 @@ private func pull(_ lists: [FlakyList], clock: FakeClock, maxWait: Duration = .s
     let engine = FeedEngine(
         transport: client, pageConcurrency: 1,
         retry: RetryPolicy(sleep: { clock.wait($0) }, jitter: { 1.0 }),
-        rateLimit: RateLimitPolicy(maxWait: maxWait, now: { clock.now }, sleep: { clock.wait($0) }))
+        rateLimit: {
+            var policy = RateLimitPolicy(maxWait: maxWait, now: { clock.now }, sleep: { clock.wait($0) })
+            policy.sharedPause = sharedPause
+            return policy
+        }())
     let results = await engine.pull(feeds)
     for server in servers { try await server.shutdown() }
     return results
@@ -91,6 +98,37 @@ struct RateLimitTests {
         #expect(tooMany.totalRequests == 2 && secondary.totalRequests == 2)
         #expect(clock.waits == [.seconds(5)])
         #expect(secondaryClock.waits == [.seconds(60)])
+    }
+
+    @Test("a pause met elsewhere (another worker) holds a feed's requests: beyond rate_limit_wait it stops before any request, within it the feed waits, then completes")
+    func sharedPauseHoldsRequests() async throws {
+        let clock = FakeClock()
+        let start = clock.now
+        let asked = Mutex<[String]>([])
+        // feed1's host is paused two hours by a feed of another worker; feed2's is not.
+        let beyond = FlakyList(pages: 2) { _, _ in nil }
+        let free = FlakyList(pages: 2) { _, _ in nil }
+        let results = try await pull([beyond, free], clock: clock) { host, feed in
+            asked.withLock { $0.append(feed + "@" + host) }
+            return feed == "feed1" ? .init(until: start.addingTimeInterval(7_200), setBy: "other") : nil
+        }
+        let error = try #require(results[0].error)
+        guard case .rateLimited(let stop) = error.reason else {
+            Issue.record("expected a rate-limit error, got \(error)")
+            return
+        }
+        #expect(stop.pausedBy == "other" && stop.until == start.addingTimeInterval(7_200))
+        #expect(beyond.attempts.isEmpty, "nothing is sent to the paused host")
+        #expect(results[1].error == nil && results[1].items.count == 6)
+        #expect(asked.withLock { $0 }.contains { $0.hasPrefix("feed1@127.0.0.1:") })
+
+        // A pause of 5 s, within rate_limit_wait: the feed waits for it, then completes.
+        let clock2 = FakeClock()
+        let until = clock2.now.addingTimeInterval(5)
+        let within = FlakyList(pages: 2) { _, _ in nil }
+        let waited = try await pull([within], clock: clock2) { _, _ in .init(until: until, setBy: "other") }
+        #expect(waited[0].error == nil && waited[0].items.count == 6)
+        #expect(clock2.waits == [.seconds(5)], "\(clock2.waits)")
     }
 
     @Test("a reset beyond rate_limit_wait stops that feed with when to pull again; a feed on another host completes")

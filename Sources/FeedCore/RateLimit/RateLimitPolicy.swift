@@ -25,6 +25,11 @@ public struct RateLimitPolicy: Sendable {
     public var now: @Sendable () -> Date
     /// Waits (tests inject a clock that advances ``now`` instead of sleeping).
     public var sleep: @Sendable (Duration) async throws -> Void
+    /// Rate limits met elsewhere (by other `feedagg serve` workers sharing the feeds), asked before
+    /// each request with the request's host (`host` or `host:port`) and its feed: a pause that ends
+    /// later than now holds that request exactly as a limit this engine met would (waited for
+    /// within ``maxWait``, else the feed stops). `nil`: none.
+    public var sharedPause: (@Sendable (_ host: String, _ feed: String) -> SharedRateLimitPause?)? = nil
 
     /// Creates a policy: wait at most 60 s per feed, slow down below 10 remaining, 60 s default pause.
     public init(
@@ -37,6 +42,20 @@ public struct RateLimitPolicy: Sendable {
         self.defaultPause = defaultPause
         self.now = now
         self.sleep = sleep
+    }
+
+    /// A rate limit met elsewhere (``sharedPause``).
+    public struct SharedRateLimitPause: Sendable, Equatable {
+        /// When it ends.
+        public var until: Date
+        /// Who met it, for messages (`feed 'x' of worker …`).
+        public var setBy: String
+
+        /// Creates one.
+        public init(until: Date, setBy: String) {
+            self.until = until
+            self.setBy = setBy
+        }
     }
 
     /// A rate-limit response: until when it lasts, and whether the server said so.

@@ -40,9 +40,14 @@ final class RateLimits: Sendable {
     /// Reserves the turn of `feed`'s request under `key`, taking any wait from the feed's `budget`.
     func admit(_ key: RateLimitKey, feed: String, budget: RateLimitBudget) -> Admission {
         let now = policy.now()
+        // A pause met elsewhere (asked outside the lock: it is the caller's code).
+        let shared = policy.sharedPause?(key.host, feed).flatMap { $0.until > now ? $0 : nil }
         return states.withLock { states -> Admission in
             var state = states[key] ?? State()
             defer { states[key] = state.limit == nil && state.pace == nil ? nil : state }
+            if let shared, (state.limit?.until ?? .distantPast) < shared.until {
+                state.limit = Pause(until: shared.until, setBy: shared.setBy, known: true)
+            }
             if let limit = state.limit, limit.until > now {
                 guard budget.take(until: limit.until, now: now) else {
                     return .refuse(
