@@ -28,6 +28,9 @@ public struct PullSettings: Sendable {
     /// Rate limits other `feedagg serve` workers met, asked before each request (see
     /// `RateLimitPolicy.sharedPause`); `nil` for a process pulling alone.
     public var sharedPause: (@Sendable (_ host: String, _ feed: String) -> RateLimitPolicy.SharedRateLimitPause?)?
+    /// Told at once of every rate limit with an end the pull meets (`RateLimitPolicy.limitMet`);
+    /// `feedagg serve` shares it with the other workers right away.
+    public var limitMet: (@Sendable (_ host: String, _ feed: String, _ until: Date) -> Void)?
     /// Incremental (default) or full (`--full`).
     public var refresh: RefreshMode = .incremental
     /// The page of the unified stream to read back after the pull.

@@ -62,6 +62,7 @@ struct PullSetup {
             maxAttempts: config.retries + 1, maxTotalDelay: .milliseconds(Int(config.retryMaxWait * 1000)))
         var rateLimit = RateLimitPolicy(maxWait: .milliseconds(Int(config.rateLimitWait * 1000)))
         rateLimit.sharedPause = settings.sharedPause
+        rateLimit.limitMet = settings.limitMet
         if let clock = VirtualClock(environment: environment) {
             retry.sleep = { try clock.sleep($0) }
             rateLimit.now = { clock.now }

@@ -79,12 +79,29 @@ final class PostgresSharedSchedule: SharedSchedule {
     }
 
     func recordPause(host: String, until: Date, setBy feed: String) async throws {
+        let credential = remember(host: host, until: until, setBy: feed)
+        try await coordinator.recordPause(origin: host, credential: credential, until: until, setBy: feed)
+    }
+
+    func notePause(host: String, until: Date, setBy feed: String) {
+        let credential = remember(host: host, until: until, setBy: feed)
+        let coordinator = self.coordinator
+        // Detached: the engine's task (and its cancellation) has nothing to do with the record. A
+        // failure here is not reported: the pull's end records the pause again, and reports.
+        Task.detached {
+            try? await coordinator.recordPause(origin: host, credential: credential, until: until, setBy: feed)
+        }
+    }
+
+    /// Puts the pause in this worker's copy (a later one already there is kept); returns `feed`'s
+    /// credential digest.
+    private func remember(host: String, until: Date, setBy feed: String) -> String {
         let credential = credentials.withLock { $0[feed] } ?? ""
         pauses.withLock { pauses in
             let key = PauseKey(origin: host, credential: credential)
             if (pauses[key]?.until ?? .distantPast) < until { pauses[key] = .init(until: until, setBy: feed) }
         }
-        try await coordinator.recordPause(origin: host, credential: credential, until: until, setBy: feed)
+        return credential
     }
 
     func refreshPauses() async throws {

@@ -131,10 +131,15 @@ actor PullScheduler: Service {
                         let pauses = shared.map { shared in
                             { @Sendable (host: String, feed: String) in shared.pause(host: host, feed: feed) }
                         }
+                        let limitMet = shared.map { shared in
+                            { @Sendable (host: String, feed: String, until: Date) in
+                                shared.notePause(host: host, until: until, setBy: feed)
+                            }
+                        }
                         group.addTask {
                             let outcome = await Self.pull(
                                 batch, configuration: configuration, aggregator: aggregator, settings: settings,
-                                connectionsPerHost: share, lentStore: lent, sharedPause: pauses)
+                                connectionsPerHost: share, lentStore: lent, sharedPause: pauses, limitMet: limitMet)
                             continuation.yield(.finished(outcome))
                         }
                     }
@@ -236,7 +241,8 @@ actor PullScheduler: Service {
     private static func pull(
         _ names: [String], configuration: ServedConfiguration, aggregator: Aggregator, settings: ServeSettings,
         connectionsPerHost: Int? = nil, lentStore: (any StoreDriver)? = nil,
-        sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil
+        sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil,
+        limitMet: (@Sendable (String, String, Date) -> Void)? = nil
     ) async -> PullBatchOutcome {
         var document = configuration.document
         if let connectionsPerHost { document.settings.maxConnectionsPerHost = connectionsPerHost }
@@ -246,6 +252,7 @@ actor PullScheduler: Service {
         pull.readsPage = false
         pull.lentStore = lentStore
         pull.sharedPause = sharedPause
+        pull.limitMet = limitMet
         let started = ContinuousClock.now
         do {
             // Off the cooperative pool, on a thread of its own: the store's synchronous calls block it (PullExecutor).

@@ -26,6 +26,10 @@ protocol SharedSchedule: Sendable {
     /// Shares a rate limit `feed` met on `host` (`host:port`): no worker starts a feed with that
     /// origin and `feed`'s credential before `until`.
     func recordPause(host: String, until: Date, setBy feed: String) async throws
+    /// A rate limit `feed` met on `host` just now: this worker's pulls see it at once, and it is
+    /// recorded for the others without waiting for the pull to end (``recordPause(host:until:setBy:)``
+    /// in a task of its own). Synchronous: the engine calls it as the response arrives.
+    func notePause(host: String, until: Date, setBy feed: String)
     /// Reads the pauses in force from the database into the copy ``pause(host:feed:)`` answers
     /// from (the scheduler calls it on every lease poll).
     func refreshPauses() async throws

@@ -28,7 +28,8 @@ private let t0 = 1_700_000_000
 /// Pulls each list (one feed per list, each on its own server) through one engine.
 private func pull(
     _ lists: [FlakyList], clock: FakeClock, maxWait: Duration = .seconds(60),
-    sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil
+    sharedPause: (@Sendable (String, String) -> RateLimitPolicy.SharedRateLimitPause?)? = nil,
+    limitMet: (@Sendable (String, String, Date) -> Void)? = nil
 ) async throws -> [FeedResult] {
     var servers: [LoopbackHTTPServer] = []
     var feeds: [Feed] = []
@@ -55,6 +56,7 @@ private func pull(
         rateLimit: {
             var policy = RateLimitPolicy(maxWait: maxWait, now: { clock.now }, sleep: { clock.wait($0) })
             policy.sharedPause = sharedPause
+            policy.limitMet = limitMet
             return policy
         }())
     let results = await engine.pull(feeds)
@@ -136,7 +138,14 @@ struct RateLimitTests {
         let clock = FakeClock()
         let limited = FlakyList(pages: 3) { page, _ in page == 2 ? primaryLimit(reset: t0 + 7_200) : nil }
         let healthy = FlakyList(pages: 2) { _, _ in nil }
-        let results = try await pull([limited, healthy], clock: clock)
+        // Whoever shares limits (serve's workers) hears of this one as it arrives, once.
+        let met = Mutex<[(String, String, Date)]>([])
+        let results = try await pull([limited, healthy], clock: clock, limitMet: { host, feed, until in
+            met.withLock { $0.append((host, feed, until)) }
+        })
+        let told = met.withLock { $0 }
+        #expect(told.count == 1 && told.first?.1 == "feed1" && told.first?.2 == Date(timeIntervalSince1970: Double(t0 + 7_200)))
+        #expect(told.first?.0.hasPrefix("127.0.0.1:") == true, "\(told)")
         let error = try #require(results[0].error)
         #expect(results[0].items.count == 3, "page 1's items are kept")
         guard case .rateLimited(let stop) = error.reason else {

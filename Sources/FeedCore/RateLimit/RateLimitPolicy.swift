@@ -30,6 +30,10 @@ public struct RateLimitPolicy: Sendable {
     /// later than now holds that request exactly as a limit this engine met would (waited for
     /// within ``maxWait``, else the feed stops). `nil`: none.
     public var sharedPause: (@Sendable (_ host: String, _ feed: String) -> SharedRateLimitPause?)? = nil
+    /// Told at once of every rate limit with an end this engine meets (a 429 or 403 limit, or
+    /// `X-RateLimit-Remaining: 0` with a reset): the request's host, its feed, and when the limit
+    /// ends. `feedagg serve` shares it with the other workers right away. `nil`: nobody is told.
+    public var limitMet: (@Sendable (_ host: String, _ feed: String, _ until: Date) -> Void)? = nil
 
     /// Creates a policy: wait at most 60 s per feed, slow down below 10 remaining, 60 s default pause.
     public init(

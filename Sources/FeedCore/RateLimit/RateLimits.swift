@@ -79,6 +79,9 @@ final class RateLimits: Sendable {
         let now = policy.now()
         let remaining = RateLimitPolicy.remaining(response.headers)
         let reset = RateLimitPolicy.reset(response.headers)
+        // A limit with an end, told to `limitMet` (outside the lock: it is the caller's code).
+        var met: Date?
+        defer { if let met { policy.limitMet?(key.host, feed, met) } }
         states.withLock { states in
             var state = states[key] ?? State()
             defer { states[key] = state }
@@ -88,12 +91,14 @@ final class RateLimits: Sendable {
             }
             if let hit {
                 state.limit = later(state.limit, Pause(until: hit.until, setBy: feed, known: hit.known))
+                met = hit.until
                 return
             }
             guard let remaining else { return }
             if let reset, reset > now {
                 if remaining <= 0 {
                     state.limit = later(state.limit, Pause(until: reset, setBy: feed, known: true))
+                    met = reset
                 } else if remaining < policy.slowDownBelow {
                     // Spread what is left until the reset: the next request waits one interval.
                     let slot = now.addingTimeInterval(reset.timeIntervalSince(now) / Double(remaining + 1))
