@@ -127,6 +127,12 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops listening, closes every connection, ends the handler tasks and the event loop. Idempotent.
+    ///
+    /// The accept loop is not cancelled: it runs until the closed listener's stream ends, so a
+    /// connection accepted while the server stops is still taken (and closed at once, see
+    /// `serve`). Cancelling it dropped such a connection's `NIOAsyncChannel` unfinished, and NIO
+    /// then stopped the whole test process ("Deinited NIOAsyncWriter without calling finish()"). A
+    /// loop still running after 10 s is cancelled anyway.
     public func shutdown() async throws {
         let first = shared.stopped.withLock { stopped in
             defer { stopped = true }
@@ -136,8 +142,13 @@ public final class LoopbackHTTPServer: Sendable {
         for channel in shared.connections.withLock({ Array($0.values) }) {
             channel.close(promise: nil)
         }
-        acceptLoop.cancel()
+        let acceptLoop = self.acceptLoop
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            acceptLoop.cancel()
+        }
         await acceptLoop.value
+        watchdog.cancel()
         if first { try await group.shutdownGracefully() }
     }
 
@@ -156,6 +167,9 @@ public final class LoopbackHTTPServer: Sendable {
         defer { _ = shared.connections.withLock { $0.removeValue(forKey: key) } }
         do {
             try await connection.executeThenClose { inbound, outbound in
+                // Accepted while the server stops (after shutdown() closed the connections it knew):
+                // closed at once, its async channel finished by executeThenClose.
+                if shared.stopped.withLock({ $0 }) { return }
                 var head: HTTPRequestHead?
                 var body: [UInt8] = []
                 for try await part in inbound {
