@@ -109,25 +109,21 @@ public enum FeedStatusRenderer {
     /// When a feed is due next: `now` when it is due already, else the time and how far ahead.
     static func due(_ date: Date, now: Date) -> String {
         guard date > now else { return "now" }
-        let seconds = Int(date.timeIntervalSince(now).rounded(.up))
-        let ahead: String
-        switch seconds {
-        case ..<60: ahead = "in \(seconds) s"
-        case ..<3600: ahead = "in \(seconds / 60) min"
-        case ..<86_400: ahead = "in \(seconds / 3600) h"
-        default: ahead = "in \(seconds / 86_400) days"
-        }
-        return "\(timestamp(date)) (\(ahead))"
+        return "\(timestamp(date)) (in \(span(Int(date.timeIntervalSince(now).rounded(.up)))))"
     }
 
     /// `12 s ago`, `3 min ago`, `5 h ago`, `2 days ago`.
     static func age(_ date: Date, now: Date) -> String {
-        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        "\(span(max(0, Int(now.timeIntervalSince(date))))) ago"
+    }
+
+    /// `12 s`, `3 min`, `5 h`, `2 days`: `seconds` in its largest whole unit.
+    static func span(_ seconds: Int) -> String {
         switch seconds {
-        case ..<60: return "\(seconds) s ago"
-        case ..<3600: return "\(seconds / 60) min ago"
-        case ..<86_400: return "\(seconds / 3600) h ago"
-        default: return "\(seconds / 86_400) days ago"
+        case ..<60: "\(seconds) s"
+        case ..<3600: "\(seconds / 60) min"
+        case ..<86_400: "\(seconds / 3600) h"
+        default: "\(seconds / 86_400) days"
         }
     }
 }
