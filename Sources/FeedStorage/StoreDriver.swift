@@ -60,6 +60,8 @@ public protocol StoreDriver: AnyObject, Sendable {
     func baseline(for feed: String, source: String) throws -> IncrementalBaseline?
     /// The content digest of every visible item of `feed`, by id.
     func storedDigests(for feed: String) throws -> StoredDigests
+    /// The id of every item of `feed`, visible or staged by an unfinished pull.
+    func heldItemIDs(for feed: String) throws -> Set<String>
     /// The newest `updated` date among the visible items of `feed`.
     func newestUpdate(for feed: String) throws -> Date?
     /// Pages the feed's last successful pull read; `nil` when it never succeeded.

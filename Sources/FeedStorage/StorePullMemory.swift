@@ -74,6 +74,12 @@ public struct StorePullMemory: PullMemory {
         return read { try store.storedDigests(for: feed) }
     }
 
+    /// ``StoreDriver/heldItemIDs(for:)``.
+    public func heldItemIDs(for feed: String) -> Set<String>? {
+        guard sources[feed] != nil else { return nil }
+        return read { try store.heldItemIDs(for: feed) }
+    }
+
     /// ``StoreDriver/newestUpdate(for:)``.
     public func newestUpdate(for feed: String) -> Date? {
         guard sources[feed] != nil else { return nil }

@@ -41,6 +41,13 @@ extension FeedStore {
         }
     }
 
+    /// The id of every item of `feed`, visible or staged by an unfinished pull.
+    public func heldItemIDs(for feed: String) throws -> Set<String> {
+        try reading("read the item ids of feed '\(feed)'") { db in
+            Set(try String.fetchAll(db, sql: "SELECT id FROM item WHERE feed = ?", arguments: [feed]))
+        }
+    }
+
     /// The newest `updated` date among the visible items of `feed`, for a `since` filter.
     public func newestUpdate(for feed: String) throws -> Date? {
         try reading("read the newest stored date of feed '\(feed)'") { db in

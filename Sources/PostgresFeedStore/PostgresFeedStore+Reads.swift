@@ -96,6 +96,15 @@ extension PostgresFeedStore {
         return StoredDigests(digests)
     }
 
+    /// The id of every item of `feed`, visible or staged by an unfinished pull.
+    public func heldItemIDs(for feed: String) throws -> Set<String> {
+        try statement("read the item ids of feed '\(feed)'") { db in
+            var ids = Set<String>()
+            for row in try await db.rows("SELECT id FROM item WHERE feed = \(feed)") { ids.insert(try row.decode(String.self)) }
+            return ids
+        }
+    }
+
     /// The newest `updated` date among the visible items of `feed`.
     public func newestUpdate(for feed: String) throws -> Date? {
         try statement("read the newest stored date of feed '\(feed)'") { db in

@@ -12,9 +12,15 @@ private func pages(_ api: VersionedAPI, _ path: String) -> [String] {
     api.requests.filter { $0.path == path }.map { VersionedAPI.query($0)["page"] ?? "1" }
 }
 
+/// The requests for page 1 of `path` that carried `If-None-Match` (the resumed walk's head check).
+private func conditionalFirstPages(_ api: VersionedAPI, _ path: String) -> Int {
+    api.requests.filter { ($0.path == path) && (VersionedAPI.query($0)["page"] ?? "1") == "1" && $0.header("If-None-Match") != nil }
+        .count
+}
+
 @Suite("Resume: a pull stopped by a rate limit or a crash continues from the page where it stopped")
 struct ResumeTests {
-    @Test("rate limited on page 3 of 5: the 20 items before are saved; the next pull asks for pages 3–5 only")
+    @Test("rate limited on page 3 of 5: the 20 items before are saved; the next pull asks for pages 3–5, then page 1 with its validator (304)")
     func resumeAfterRateLimit() async throws {
         let (api, server, folder) = try await scene([
             "/orgs/big/repos": VersionedAPI.records(1...50),
@@ -72,11 +78,15 @@ struct ResumeTests {
         api.resetLog()
         let resumed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path])
         #expect(resumed.status == 0, "\(resumed.summary)")
-        #expect(pages(api, "/orgs/big/repos").sorted() == ["3", "4", "5"])
+        // Pages 3–5, then page 1 once more with the validator it had in the interrupted pull: it
+        // did not move (304), so nothing is walked again.
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "3", "4", "5"])
+        #expect(conditionalFirstPages(api, "/orgs/big/repos") == 1)
         #expect(
             resumed.stderr.contains(
-                "✓ big (github.repos): 30 items (0 new, 30 updated), 3 pages, 3 requests"),
+                "✓ big (github.repos): 30 items (0 new, 30 updated), 3 pages, 4 requests"),
             "\(resumed.summary)")
+        #expect(!resumed.stderr.contains("walked again"), "\(resumed.summary)")
         #expect(resumed.stderr.contains("resumed at page 3, where the last pull stopped"), "\(resumed.summary)")
         let after = try showAll(config, db: db)
         #expect(after.count == 55)
@@ -95,6 +105,46 @@ struct ResumeTests {
         let settled = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
         #expect(settled.status == 0)
         #expect(pages(api, "/orgs/big/repos") == ["1"])
+        try await server.shutdown()
+    }
+
+    @Test("a repository added at the head while a pull was interrupted is not missed: the resumed pull walks the head again")
+    func headMovedDuringInterruption() async throws {
+        let (api, server, folder) = try await scene(["/orgs/big/repos": VersionedAPI.records(1...50)])
+        defer { folder.remove() }
+        let db = folder.url.appendingPathComponent("s.sqlite")
+        let config = try folder.write(
+            "feeds.yaml",
+            "settings:\n  rate_limit_wait: 1\n" + feedsYAML(reposFeed("big", org: "big", base: server.baseURL, perPage: 10)))
+        // A first pull stopped by a rate limit on page 3: pages 1–2 are staged.
+        api.fault("/orgs/big/repos", page: 3, primaryLimit(reset: Int(Date().timeIntervalSince1970) + 3600))
+        let limited = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
+        #expect(limited.status == 3 || limited.status == 4, "\(limited.summary)")
+        #expect(limited.stderr.contains("the next pull resumes at page 3"), "\(limited.summary)")
+
+        // Meanwhile a repository is created: it heads the listing, and every item moves down one
+        // place, so the resumed pages 3… start one item later and the new one is on page 1 only.
+        api.edit("/orgs/big/repos") { records in
+            records.insert(VersionedAPI.Record(id: 999, name: "fresh", updated: 1_800_000_000), at: 0)
+        }
+        api.fault("/orgs/big/repos", page: 3, nil)
+        api.resetLog()
+        let resumed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path])
+        #expect(resumed.status == 0, "\(resumed.summary)")
+        #expect(resumed.stderr.contains("resumed at page 3, where the last pull stopped"), "\(resumed.summary)")
+        // Pages 3–6 (the listing grew to 51 items), then page 1 with its old validator (changed: 200),
+        // then page 2, whose items are all held already: the re-walk ends there.
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "2", "3", "4", "5", "6"], "\(api.requests.map(\.target))")
+        #expect(conditionalFirstPages(api, "/orgs/big/repos") == 1)
+        #expect(resumed.stderr.contains("page 1 changed since the interrupted pull: 2 pages from the head walked again"), "\(resumed.summary)")
+        let stored = Set(try showAll(config, db: db).map(\.item.id))
+        #expect(stored == Set(((1...50).map { "github.repos:\($0)" }) + ["github.repos:999"]))
+        let store = try FeedStore.open(path: db.path)
+        let summary = try #require(try store.feedSummaries().first { $0.name == "big" })
+        #expect(summary.itemCount == 51)
+        #expect(summary.missingCount == 0)
+        #expect(summary.pageCount == 6, "the listing's pages, the re-walked ones not counted twice")
+        try store.close()
         try await server.shutdown()
     }
 
@@ -293,7 +343,9 @@ struct FanOutFailureTests {
         api.resetLog()
         let resumed = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db.path, "-q"])
         #expect(resumed.status == 0, "\(resumed.summary)")
-        #expect(pages(api, "/orgs/big/repos").sorted() == ["10", "5", "6", "7", "8", "9"])
+        // Pages 5–10, and page 1 once more (the head check: unchanged, 304).
+        #expect(pages(api, "/orgs/big/repos").sorted() == ["1", "10", "5", "6", "7", "8", "9"])
+        #expect(conditionalFirstPages(api, "/orgs/big/repos") == 1)
         #expect(try showAll(config, db: db, feeds: ["big"]).count == 100)
         try await server.shutdown()
     }
@@ -364,7 +416,9 @@ struct ResumeSecretTests {
         let resumed = try await TestBinary.runFeedagg(
             ["pull", "--config", config.path, "--db", db.path, "-q"], environment: environment)
         #expect(resumed.status == 0, "\(resumed.summary)")
-        #expect(seen.withLock { $0 }.sorted() == ["3:\(key)", "4:\(key)"])
+        // Pages 3–4, then page 1 once (this API sends no validators: page 1 comes back in full,
+        // and since every item on it is stored, the head check ends there).
+        #expect(seen.withLock { $0 }.sorted() == ["1:\(key)", "3:\(key)", "4:\(key)"])
         #expect(try showAll(config, db: db).count == 40)
         try await server.shutdown()
     }

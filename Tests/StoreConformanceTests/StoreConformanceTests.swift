@@ -78,10 +78,14 @@ struct StoreConformanceTests {
         guard case .fresh(let ticket) = try store.beginPull(
             feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: dead, config: nil)
         else { Issue.record("expected a fresh pull"); return }
-        let resume = ResumePoint(nextPage: 2, urls: [URL(string: "https://api.example.com/items?page=2")!], knownCount: false)
+        let resume = ResumePoint(
+            nextPage: 2, urls: [URL(string: "https://api.example.com/items?page=2")!], knownCount: false,
+            head: ResumePoint.Head(etag: "\"p1\"", lastModified: nil))
         try store.stagePage(AcceptedPage(number: 1, items: [item("n1", day: 5)], resume: resume), ticket: ticket)
-        // Staged items are invisible.
+        // Staged items are invisible, but held (where a resumed walk's head check stops).
         #expect(try store.stream(feeds: ["a"], sources: nil, page: 1, perPage: 10).entries.map(\.item.id) == ["old"])
+        #expect(try store.heldItemIDs(for: "a") == ["old", "n1"])
+        #expect(try store.storedDigests(for: "a").digests.keys.sorted() == ["old"])
         #expect(try store.feedSummaries().first?.stagedCount == 1)
         #expect(try store.feedSummaries().first?.resumesAtPage == 2)
         // The owner is dead: this process resumes after page 1.
@@ -89,6 +93,7 @@ struct StoreConformanceTests {
             feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
         else { Issue.record("expected a resumed pull"); return }
         #expect(point.nextPage == 2 && storedPages == 1)
+        #expect(point.head?.etag == "\"p1\"", "page 1's validators travel with the resume point")
         #expect(next.startedPull == ticket.startedPull)
         try store.stagePage(AcceptedPage(number: 2, items: [item("n2", day: 6)]), ticket: next)
         // The first holder lost its claim.

@@ -17,11 +17,14 @@ extension FeedEngine {
     ///     then comes back as ``Fetched/notModified`` instead of the remembered body.
     ///   - conditional: Send the remembered validators (`If-None-Match`, `If-Modified-Since`).
     ///   - keepBody: Keep the body in the cache entry (no page sink: the result holds the cache).
+    ///   - head: Validators to send instead of the remembered ones (a resumed walk asking whether
+    ///     page 1 moved since the interrupted walk fetched it); a `304` then comes back as
+    ///     ``Fetched/notModified``.
     func fetch(
         _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false,
-        conditional: Bool = true, keepBody: Bool = true
+        conditional: Bool = true, keepBody: Bool = true, head: ResumePoint.Head? = nil
     ) async -> Result<Fetched, FeedError> {
-        let page = pageFetch(url, number: number, feed: feed, budget: budget, conditional: conditional)
+        let page = pageFetch(url, number: number, feed: feed, budget: budget, conditional: conditional, head: head)
         let sent: Sent
         switch await send(page) {
         case .failure(let failure): return .failure(failure)
@@ -54,10 +57,22 @@ extension FeedEngine {
     }
 
     /// The page's request with the remembered validators, and what its records and errors name.
-    func pageFetch(_ url: URL, number: Int, feed: Feed, budget: RetryBudget, conditional: Bool) -> PageFetch {
+    func pageFetch(
+        _ url: URL, number: Int, feed: Feed, budget: RetryBudget, conditional: Bool, head: ResumePoint.Head? = nil
+    ) -> PageFetch {
         var request = request(for: url, feed: feed)
         let loggedURL = Redaction.redact(url)
         let memoryKey = memory?.key(for: url) ?? loggedURL
+        if let head {
+            if let etag = head.etag { request.headers.set("If-None-Match", etag) }
+            if let lastModified = head.lastModified { request.headers.set("If-Modified-Since", lastModified) }
+            var page = PageFetch(
+                url: url, number: number, feed: feed, budget: budget, request: request,
+                limitKey: RateLimitKey(request, credentialFields: feed.source.credentialHeaders.map(\.name)),
+                loggedURL: loggedURL, memoryKey: memoryKey, cached: nil)
+            page.headCheck = true
+            return page
+        }
         let cached = conditional ? memory?.cachedResponse(for: memoryKey) : nil
         if let cached, cached.isRevalidatable {
             if let etag = cached.etag { request.headers.set("If-None-Match", etag) }
@@ -164,6 +179,7 @@ extension FeedEngine {
     ///
     /// - Parameter endsFeed: A `304` whose links did not change ends the pull (``Revalidation/notModified``).
     func revalidate(_ response: HTTPResponse, of page: PageFetch, endsFeed: Bool) -> Revalidation {
+        if response.status == 304, page.headCheck { return .notModified }
         guard response.status == 304, var cached = page.cached else {
             return .answer(response, storedPage: nil, refreshed: nil)
         }

@@ -15,6 +15,9 @@ extension FeedEngine {
         /// page's response, and the remembered response the request revalidates (`nil` when the
         /// request is unconditional).
         let loggedURL: String, memoryKey: String, cached: CachedResponse?
+        /// The request carries validators given by the walk (``ResumePoint/Head``), not a
+        /// remembered response: a `304` to it says only "unchanged" (there is nothing to rebuild).
+        var headCheck = false
 
         /// The request log's record of one exchange for this page.
         func record(

@@ -21,6 +21,8 @@ struct Walk {
         var first: PageOutcome?
         /// The page count page 1 revealed, if any.
         var expectedPages: Int?
+        /// Page 1's validators as this walk (or the interrupted walk it resumes) fetched it.
+        var head: ResumePoint.Head?
         /// The number the next fetched page gets.
         var nextNumber: Int { pageBase + pages + 1 }
     }
@@ -33,6 +35,9 @@ struct Walk {
         var itemCount = 0
         /// Responses to remember for the next pull's conditional requests (without a sink).
         var cacheable: [CachedResponse] = []
+        /// The ids of the items a resumed walk accepted (`nil` for a walk from page 1): where its
+        /// re-walk of the head stops (``Walk/recheckHead(watermark:)``).
+        var resumedIDs: Set<String>?
     }
 
     /// The URLs already fetched: a next link to one of them is a cycle.
@@ -135,7 +140,7 @@ struct Walk {
         }
         return ResumePoint(
             nextPage: outcome.number + 1, urls: urls, knownCount: known, expectedPages: position.expectedPages,
-            visited: visited.recent, watermark: shortcuts.watermark)
+            visited: visited.recent, watermark: shortcuts.watermark, head: position.head)
     }
 
     /// Accepts a page; `false` (and the feed's error set, the page's items not taken) when the page
@@ -156,6 +161,7 @@ struct Walk {
             return false
         }
         visited.insert(outcome.url)
+        if haul.resumedIDs != nil { for item in decoded.items { haul.resumedIDs?.insert(item.id) } }
         // A resumed walk checks its pages against the first one it fetched.
         if position.first == nil { position.first = outcome }
         if let sink {
@@ -226,6 +232,7 @@ struct Walk {
         }
         guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
         position.first = outcome
+        position.head = ResumePoint.Head(etag: remembered?.etag, lastModified: remembered?.lastModified)
         let remaining = shortcuts.stopAtStored ? nil : strategy.remainingPages(after: outcome)
         if let remaining { position.expectedPages = remaining.count + 1 }
         let allowed = remaining.map { Array($0.prefix(max(0, maxPages - 1))) }
@@ -246,8 +253,18 @@ struct Walk {
     }
 
     /// Continues an interrupted pull from `point`: the remaining pages at once when their count
-    /// was known, else the next link and on from there.
+    /// was known, else the next link and on from there; then, when that went well, asks whether
+    /// the listing's head moved since the interrupted walk fetched it (``recheckHead(watermark:)``).
     mutating func resume(_ point: ResumePoint) async {
+        haul.resumedIDs = []
+        position.head = point.head
+        await walkOn(from: point)
+        if ending.error == nil, point.nextPage > 1 { await recheckHead(watermark: point.watermark) }
+        haul.resumedIDs = nil
+    }
+
+    /// The resumed part of ``resume(_:)``: the pages from `point` on.
+    private mutating func walkOn(from point: ResumePoint) async {
         ending.resumedAt = point.nextPage
         position.pageBase = point.nextPage - 1
         position.expectedPages = point.expectedPages
@@ -304,6 +321,56 @@ struct Walk {
             current = outcome
         }
         ending.reachedEnd = true
+    }
+
+    /// Ends a resumed walk: its pages before the resume point were fetched by the interrupted pull,
+    /// perhaps long before, and items added at (or removed from) the listing's head since then
+    /// shifted the pages this walk fetched, so one may have slipped past both walks (a refresh
+    /// after a failed pull would then miss a new item until the next one).
+    ///
+    /// Page 1 is asked for again, with the validators it had in the interrupted walk
+    /// (``ResumePoint/Head``) when there are any: a `304` ends the walk, the head did not move. Any
+    /// page that comes back is accepted, and the walk goes on page by page until a page whose
+    /// items are all held already (accepted by this walk, or in the store, staged by the
+    /// interrupted walk included), the end, or `max_pages`: a page of the interrupted part that
+    /// did not move, or one this walk fetched, ends it. The page count stays that of the listing
+    /// (these pages are not counted twice).
+    mutating func recheckHead(watermark: Date?) async {
+        let walked = position.pages
+        defer { position.pages = walked }
+        let firstURL = watermark.flatMap { feed.source.firstPageURL(updatedSince: $0) } ?? feed.source.firstPageURL
+        var url = strategy.firstPage(firstURL, pageSize: feed.context.pageSize)
+        var number = 1
+        // The pages of this re-walk are checked against its own page 1.
+        position.first = nil
+        position.expectedPages = nil
+        var held: Set<String>?
+        var rewalked = 0
+        defer {
+            if rewalked > 0 {
+                ending.notes.append(
+                    "page 1 changed since the interrupted pull: \(rewalked) page\(rewalked == 1 ? "" : "s") from the head walked again")
+            }
+        }
+        while number <= maxPages {
+            let head = number == 1 ? position.head : nil
+            let fetched = await engine.fetch(
+                url, number: number, feed: feed, budget: budget, keepBody: sink == nil, head: head)
+            if case .failure(let failure) = fetched { ending.error = failure }
+            // A `304` (the head did not move) or a failure (recorded) ends it.
+            guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
+            // Read once, when a page came back (before it is accepted: its new items are not held).
+            if held == nil { held = engine.memory?.heldItemIDs(for: feed.name) ?? [] }
+            let stored = held ?? []
+            let fetchedHere = haul.resumedIDs ?? []
+            let known = !decoded.items.isEmpty
+                && decoded.items.allSatisfy { fetchedHere.contains($0.id) || stored.contains($0.id) }
+            guard await accept(decoded, outcome, remembered) else { return }
+            rewalked += 1
+            guard !known, let next = strategy.nextPage(after: outcome) else { return }
+            url = next
+            number += 1
+        }
     }
 
     // MARK: - Concurrent pages: fan-out and speculation

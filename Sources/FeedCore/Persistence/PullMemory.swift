@@ -13,6 +13,10 @@ public protocol PullMemory: Sendable {
     /// after page 1 answered with a changed page; `nil` when they cannot be read (the walk then
     /// goes on in full).
     func storedDigests(for feed: String) -> StoredDigests?
+    /// The ids of every item the store holds of `feed`, those an unfinished pull staged included:
+    /// where a resumed walk's re-walk of the listing's head stops (see ``ResumePoint/Head``);
+    /// `nil` when they cannot be read.
+    func heldItemIDs(for feed: String) -> Set<String>?
     /// The newest `updated` date among `feed`'s stored items, read only for a source with a `since`
     /// filter, before page 1's request.
     func newestUpdate(for feed: String) -> Date?
@@ -30,6 +34,9 @@ extension PullMemory {
 
     /// No stored digests: an incremental walk does not stop at stored items.
     public func storedDigests(for feed: String) -> StoredDigests? { nil }
+
+    /// No stored ids: a resumed walk re-walking the head stops at items it fetched itself.
+    public func heldItemIDs(for feed: String) -> Set<String>? { nil }
 
     /// No stored date: no `since` filter.
     public func newestUpdate(for feed: String) -> Date? { nil }
