@@ -45,7 +45,7 @@ extension Aggregator {
     ///   Atom or JSON Feed document is named after.
     public func show(_ settings: ShowSettings, listed: ([String]) throws -> Void = { _ in }) throws -> StoredStreamPage {
         let listing = try openListing(settings)
-        defer { try? listing.store.close() }
+        defer { if settings.lentStore == nil { try? listing.store.close() } }
         try listed(listing.feeds)
         if let cursor = listing.cursor {
             return try listing.store.stream(
@@ -63,7 +63,7 @@ extension Aggregator {
         _ settings: ShowSettings, listed: ([String]) throws -> Void = { _ in }, _ body: (StoredStreamPage) throws -> Void
     ) throws {
         let listing = try openListing(settings)
-        defer { try? listing.store.close() }
+        defer { if settings.lentStore == nil { try? listing.store.close() } }
         try listed(listing.feeds)
         var cursor = listing.cursor
         while true {
@@ -93,14 +93,14 @@ extension Aggregator {
         if let configPath = settings.configPath {
             names = try settings.declaredFeeds ?? declaredFeeds(configPath: configPath).map(\.name)
             try checkFeedNames(settings.feeds, in: names, origin: configPath)
-            store = try openExistingStore(settings.store, config: configPath)
+            store = try settings.lentStore ?? openExistingStore(settings.store, config: configPath)
         } else {
-            store = try openExistingStore(settings.store, config: nil)
+            store = try settings.lentStore ?? openExistingStore(settings.store, config: nil)
             do {
                 names = try store.feedNames()
                 try checkFeedNames(settings.feeds, in: names, origin: store.location)
             } catch {
-                try? store.close()
+                if settings.lentStore == nil { try? store.close() }
                 throw error
             }
         }
@@ -130,15 +130,19 @@ extension Aggregator {
 
     /// ``feedStatuses(configPath:store:)`` for feeds the caller loaded already (`feedagg serve`
     /// keeps the configuration it loaded until SIGHUP): `declared` are the configuration's feeds,
-    /// `configPath` only locates the standard store and names the feeds' owner.
+    /// `configPath` only locates the standard store and names the feeds' owner. `lent`: an open
+    /// store to read instead of opening `location` (see ``ShowSettings/lentStore``); left open.
     public func feedStatuses(
-        declared: [FeedDeclaration], configPath: String?, store location: StoreLocation
+        declared: [FeedDeclaration], configPath: String?, store location: StoreLocation, lent: (any StoreDriver)? = nil
     ) throws -> [FeedStatus] {
         let location = configuredLocation(location, config: configPath)
         let (path, _) = try location.resolve(environment: environment, config: configPath)
         var stored: [String: FeedSummary] = [:]
         var order: [String] = []
-        if case .postgres(let text) = location {
+        if let lent {
+            for summary in try lent.feedSummaries() { stored[summary.name] = summary }
+            order = try lent.feedNames()
+        } else if case .postgres(let text) = location {
             let store = try openPostgres(text)
             defer { try? store.close() }
             for summary in try store.feedSummaries() { stored[summary.name] = summary }

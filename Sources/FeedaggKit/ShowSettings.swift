@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedStore
+public import FeedStorage
 import Foundation
 
 /// What `feedagg show` reads.
@@ -24,6 +25,10 @@ public struct ShowSettings: Sendable {
     /// (`feedagg serve` keeps the one it loaded until SIGHUP): used instead of reading
     /// ``configPath`` again, which then only locates the standard store.
     public var declaredFeeds: [String]?
+    /// An open store to read instead of opening ``store`` (and closing it after the read): `feedagg
+    /// serve` on PostgreSQL lends its pool, so a page served costs one pooled query, not a
+    /// connection, a schema check and a pool of its own. The caller keeps it open.
+    public var lentStore: (any StoreDriver)?
 
     /// Creates settings.
     public init(configPath: String?) {

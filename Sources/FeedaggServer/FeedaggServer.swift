@@ -53,7 +53,8 @@ public struct FeedaggServer: Sendable {
             settings.store = .file(try settings.store.resolve(environment: aggregator.environment, config: settings.configPath).path)
         }
         let configuration = ConfigurationBox(ServedConfiguration(document: document, feeds: feeds))
-        let reader = StreamReader(aggregator: aggregator, settings: settings, configuration: configuration)
+        let reader = StreamReader(
+            aggregator: aggregator, settings: settings, configuration: configuration, lentStore: lentStore?.store)
         // SIGHUP is trapped from here on (before the server runs, so an early one is not fatal).
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let readiness = ServerReadiness()

@@ -197,7 +197,8 @@ actor PullScheduler: Service {
     /// What the store holds of each declared feed (empty when it cannot be read: every feed is due).
     private func storedSummaries(_ configuration: ServedConfiguration) -> [String: FeedSummary] {
         let statuses = try? aggregator.feedStatuses(
-            declared: configuration.document.feeds, configPath: settings.configPath, store: settings.store)
+            declared: configuration.document.feeds, configPath: settings.configPath, store: settings.store,
+            lent: lentStore?.store)
         var stored: [String: FeedSummary] = [:]
         for status in statuses ?? [] { if let summary = status.stored { stored[status.name] = summary } }
         return stored

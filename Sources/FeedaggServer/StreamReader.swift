@@ -10,6 +10,9 @@ struct StreamReader: Sendable {
     let aggregator: Aggregator
     let settings: ServeSettings
     let configuration: ConfigurationBox
+    /// The store `feedagg serve` keeps open (PostgreSQL) and every read uses; `nil`: each read
+    /// opens the store (a SQLite file: cheap).
+    var lentStore: (any StoreDriver)?
 
     /// The page `query` asks for and the feeds it lists (what a feed document is named after).
     func page(_ query: StreamQuery) async throws(RequestProblem) -> (page: StoredStreamPage, listed: [String]) {
@@ -21,6 +24,7 @@ struct StreamReader: Sendable {
         show.perPage = query.limit
         show.after = query.after
         show.page = query.page ?? 1
+        show.lentStore = lentStore
         let aggregator = self.aggregator
         let request = show
         // The feeds the listing covers, as `show` narrows them: what a document is named after.
@@ -42,12 +46,14 @@ struct StreamReader: Sendable {
         let aggregator = self.aggregator
         let settings = self.settings
         let declared = configuration.current.document.feeds
+        let lent = lentStore
         do {
             return try await Aggregator.offPool {
                 let storePath = try? aggregator.configuredLocation(settings.store, config: settings.configPath)
                     .resolve(environment: aggregator.environment, config: settings.configPath).path
                 let configPaths = [settings.configPath, FeedStore.canonicalConfigPath(settings.configPath)]
-                return try aggregator.feedStatuses(declared: declared, configPath: settings.configPath, store: settings.store)
+                return try aggregator.feedStatuses(
+                    declared: declared, configPath: settings.configPath, store: settings.store, lent: lent)
                     .map { status in
                         var status = status
                         status.stored?.config = nil
