@@ -98,7 +98,15 @@ struct SoakTests {
                 if serve.hasExited { throw SoakError(description: "feedagg serve exited: \(try await serve.wait().summary)") }
                 try await Task.sleep(for: .milliseconds(10))
             }
-            throw SoakError(description: "never happened: \(what)")
+            // Stuck: say what the schedule holds and where serve's threads are, before it is killed.
+            let document = (try? await client.send(HTTPRequest(url: URL(string: address.absoluteString + "/api/refresh/status")!)))
+                .map { String(decoding: $0.body, as: UTF8.self) } ?? "(no status)"
+            let stacks = await ProcessStacks.capture(pid: serve.pid)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedagg-soak-stuck-\(serve.pid).txt")
+            try? Data("status: \(document)\n\nstderr:\n\(serve.stderr)\n\nstacks:\n\(stacks)".utf8).write(to: path)
+            throw SoakError(
+                description: "never happened: \(what)\nstatus: \(document)\nserve's stderr (last 4,000 bytes):\n"
+                    + "\(serve.stderr.suffix(4_000))\nthread stacks of serve (all of them in \(path.path)):\n\(stacks.prefix(12_000))")
         }
         try await waitFor("the pulls at start") { status in
             let feeds = status["feeds"] as? [[String: Any]] ?? []
