@@ -108,6 +108,55 @@ struct StoreConformanceTests {
         #expect(try store.checkpoint(feed: "a") == nil)
     }
 
+    @Test("a pull that staged nothing (page 1 unchanged, or failed at once) is recorded and releases its claim; a new feed's first claim creates it", arguments: StoreEngine.allCases)
+    func pullThatStagedNothing(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        // A feed the store has never seen: its first claim creates its row, owned by the configuration.
+        guard case .fresh(let first) = try store.beginPull(
+            feed: "new", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: "/etc/feeds.yaml")
+        else { Issue.record("expected a fresh pull"); return }
+        #expect(first.pull == 1 && first.startedPull == 1)
+        #expect(try store.feedNames() == ["new"])
+        #expect(try store.feedSummaries().first?.config == "/etc/feeds.yaml")
+        try store.stagePage(AcceptedPage(number: 1, items: [item("1", day: 1)]), ticket: first)
+        try store.finishPull(pull("new", []), ticket: first, keepResume: false)
+        #expect(try store.feedSummaries().first?.itemCount == 1)
+
+        // Page 1 answered 304: nothing staged, nothing to reveal; the row records the request.
+        guard case .fresh(let unchanged) = try store.beginPull(
+            feed: "new", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        #expect(unchanged.pull == 2)
+        var notModified = FeedPull(feed: "new", source: "test.items", items: [], complete: false, stats: PullStats(pages: 0, requests: 1))
+        notModified.itemCount = 0
+        try store.finishPull(notModified, ticket: unchanged, keepResume: false)
+        var summary = try #require(try store.feedSummaries().first)
+        #expect(summary.itemCount == 1 && summary.lastError == nil && summary.lastRequests == 1 && summary.lastPages == 0)
+        #expect(summary.config == "/etc/feeds.yaml", "a claim without a configuration keeps the owner")
+        #expect(try store.checkpoint(feed: "new") == nil)
+
+        // Failed before any page: the error is recorded, the item kept, the claim released.
+        guard case .fresh(let failing) = try store.beginPull(
+            feed: "new", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        #expect(failing.pull == 3)
+        let failed = FeedPull(
+            feed: "new", source: "test.items", items: [], complete: false, stats: PullStats(pages: 0, requests: 1),
+            error: "HTTP 404")
+        try store.finishPull(failed, ticket: failing, keepResume: false)
+        summary = try #require(try store.feedSummaries().first)
+        #expect(summary.lastError == "HTTP 404" && summary.itemCount == 1)
+        #expect(try store.checkpoint(feed: "new") == nil)
+        // The next claim is fresh again, numbered after the three recorded pulls.
+        guard case .fresh(let next) = try store.beginPull(
+            feed: "new", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        #expect(next.pull == 4)
+    }
+
     @Test("a feed claimed by a live process is busy for another", arguments: StoreEngine.allCases)
     func liveClaimIsBusy(engine: StoreEngine) async throws {
         let opened = try await engine.open()
