@@ -414,11 +414,14 @@ struct ResumeSecretTests {
         limited.withLock { $0 = false }
         seen.withLock { $0 = [] }
         let resumed = try await TestBinary.runFeedagg(
-            ["pull", "--config", config.path, "--db", db.path, "-q"], environment: environment)
+            ["pull", "--config", config.path, "--db", db.path], environment: environment)
         #expect(resumed.status == 0, "\(resumed.summary)")
+        #expect(resumed.stderr.contains("resumed at page 3"), "\(resumed.summary)")
+        #expect(!resumed.stderr.contains(key))
         // Pages 3–4, then page 1 once (this API sends no validators: page 1 comes back in full,
         // and since every item on it is stored, the head check ends there).
         #expect(seen.withLock { $0 }.sorted() == ["1:\(key)", "3:\(key)", "4:\(key)"])
+        #expect(!resumed.stderr.contains("walked again"), "page 1 did not move: \(resumed.summary)")
         #expect(try showAll(config, db: db).count == 40)
         try await server.shutdown()
     }

@@ -346,8 +346,11 @@ struct Walk {
         position.expectedPages = nil
         var held: Set<String>?
         var rewalked = 0
+        // Whether a page brought items not held: the head moved (else page 1 came back unchanged,
+        // from an API without validators, and one page was read, nothing walked again).
+        var moved = false
         defer {
-            if rewalked > 0 {
+            if moved {
                 ending.notes.append(
                     "page 1 changed since the interrupted pull: \(rewalked) page\(rewalked == 1 ? "" : "s") from the head walked again")
             }
@@ -367,6 +370,7 @@ struct Walk {
                 && decoded.items.allSatisfy { fetchedHere.contains($0.id) || stored.contains($0.id) }
             guard await accept(decoded, outcome, remembered) else { return }
             rewalked += 1
+            if !known { moved = true }
             guard !known, let next = strategy.nextPage(after: outcome) else { return }
             url = next
             number += 1
