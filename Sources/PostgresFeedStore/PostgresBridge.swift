@@ -19,8 +19,17 @@ final class PostgresBridge: Sendable {
     /// The executor the store's tasks prefer.
     let executor = QueueTaskExecutor()
 
+    /// The caller stopped waiting for a read after `after` (see ``wait(timeout:_:)``).
+    struct TimedOut: Error {
+        let after: Duration
+    }
+
     /// Runs `body` to completion on ``executor`` and returns its result, blocking the calling thread.
-    func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    ///
+    /// With a `timeout`, the caller waits that long at most and then gets ``TimedOut``; `body`
+    /// goes on by itself and its result is dropped, so only reads may be given one (a write that
+    /// lands after its caller gave up would be reported as failed).
+    func wait<T: Sendable>(timeout: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) throws -> T {
         let box = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         // Detached: nothing of the caller's task (its task-locals, such as ServiceLifecycle's
@@ -31,7 +40,12 @@ final class PostgresBridge: Sendable {
             box.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        if let timeout {
+            let nanoseconds = Int(min(timeout.seconds, 86_400) * 1e9)
+            guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { throw TimedOut(after: timeout) }
+        } else {
+            done.wait()
+        }
         return try box.withLock { $0! }.get()
     }
 }

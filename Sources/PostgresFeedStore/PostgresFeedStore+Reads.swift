@@ -10,7 +10,7 @@ extension PostgresFeedStore {
     /// The remembered response for `url` (redacted, as it was stored), or `nil`.
     public func cachedResponse(for url: String) throws -> HTTPCacheEntry? {
         let location = self.location
-        return try statement("read the HTTP cache for \(url)") { db in
+        return try read("read the HTTP cache for \(url)") { db in
             guard
                 let row = try await db.row(
                     """
@@ -44,7 +44,7 @@ extension PostgresFeedStore {
 
     /// The page `summary` describes, rebuilt from the stored items of `feed`; `nil` when one is gone.
     public func rebuildPage(_ summary: StoredPageSummary, feed: String) throws -> DecodedPage? {
-        let items: [FeedItem]? = try statement("rebuild a cached page of feed '\(feed)'") { db in
+        let items: [FeedItem]? = try read("rebuild a cached page of feed '\(feed)'") { db in
             var byID: [String: FeedItem] = [:]
             let ids = Array(Set(summary.ids))
             for raw in try await db.rows(
@@ -68,7 +68,7 @@ extension PostgresFeedStore {
 
     /// The incremental baseline of `feed` (see SQLite's `FeedStore.baseline(for:source:)`).
     public func baseline(for feed: String, source: String) throws -> IncrementalBaseline? {
-        let pageCount: Int?? = try statement("read the stored state of feed '\(feed)'") { db in
+        let pageCount: Int?? = try read("read the stored state of feed '\(feed)'") { db in
             guard
                 let row = try await db.row(
                     "SELECT source, page_count, last_success_at, last_attempt_at, last_error FROM feed WHERE name = \(feed)"),
@@ -85,7 +85,7 @@ extension PostgresFeedStore {
 
     /// The content digest of every visible item of `feed`, by id.
     public func storedDigests(for feed: String) throws -> StoredDigests {
-        let digests: [String: Int64] = try statement("read the stored digests of feed '\(feed)'") { db in
+        let digests: [String: Int64] = try read("read the stored digests of feed '\(feed)'") { db in
             var digests: [String: Int64] = [:]
             for row in try await db.rows("SELECT id, content_hash FROM item WHERE feed = \(feed) AND NOT staged") {
                 let (id, hash) = try row.decode((String, Int64).self)
@@ -98,7 +98,7 @@ extension PostgresFeedStore {
 
     /// The id of every item of `feed`, visible or staged by an unfinished pull.
     public func heldItemIDs(for feed: String) throws -> Set<String> {
-        try statement("read the item ids of feed '\(feed)'") { db in
+        try read("read the item ids of feed '\(feed)'") { db in
             var ids = Set<String>()
             for row in try await db.rows("SELECT id FROM item WHERE feed = \(feed)") { ids.insert(try row.decode(String.self)) }
             return ids
@@ -107,7 +107,7 @@ extension PostgresFeedStore {
 
     /// The newest `updated` date among the visible items of `feed`.
     public func newestUpdate(for feed: String) throws -> Date? {
-        try statement("read the newest stored date of feed '\(feed)'") { db in
+        try read("read the newest stored date of feed '\(feed)'") { db in
             try await db.row("SELECT MAX(updated) AS newest FROM item WHERE feed = \(feed) AND NOT staged")?
                 .get("newest", Double?.self).map(Date.init(timeIntervalSince1970:))
         }
@@ -115,14 +115,14 @@ extension PostgresFeedStore {
 
     /// Pages the feed's last successful pull read.
     public func previousPageCount(feed: String) throws -> Int? {
-        try statement("read the page count of feed '\(feed)'") { db in
+        try read("read the page count of feed '\(feed)'") { db in
             try await db.row("SELECT page_count FROM feed WHERE name = \(feed)")?.get("page_count", Int64?.self).map(Int.init)
         }
     }
 
     /// Every stored feed with its item count and last pull, by name.
     public func feedSummaries() throws -> [FeedSummary] {
-        try statement("read feed summaries") { db in
+        try read("read feed summaries") { db in
             try await db.rows(
                 """
                 WITH items AS (
@@ -162,7 +162,7 @@ extension PostgresFeedStore {
 
     /// Every stored feed's name, sorted by its bytes.
     public func feedNames() throws -> [String] {
-        try statement("read the feed names") { db in
+        try read("read the feed names") { db in
             try await db.rows("SELECT name FROM feed ORDER BY name").map { try $0.decode(String.self) }
         }
     }
@@ -213,7 +213,7 @@ extension PostgresFeedStore {
         guard !items.isEmpty else { return [:] }
         let feeds = items.map(\.feed)
         let ids = items.map(\.id)
-        return try statement("read first-seen times") { db in
+        return try read("read first-seen times") { db in
             var seen: [String: [String: Date]] = [:]
             for row in try await db.rows(
                 """

@@ -230,7 +230,7 @@ extension PostgresFeedStore {
 
     /// The checkpoint of `feed`, if a pull of it is unfinished.
     public func checkpoint(feed: String) throws -> (resume: ResumePoint?, owner: PullOwner?, pages: Int)? {
-        let row: CheckpointRow? = try statement("read the checkpoint of feed '\(feed)'") { db in
+        let row: CheckpointRow? = try read("read the checkpoint of feed '\(feed)'") { db in
             guard let row = try await db.row("SELECT * FROM pull_checkpoint WHERE feed = \(feed)") else { return nil }
             return CheckpointRow(
                 resume: try Self.resumePoint(in: row), owner: try row.get("owner", String?.self).flatMap(PullOwner.init),

@@ -42,8 +42,9 @@ public final class PostgresFeedStore: StoreDriver {
 
     private init(
         url: PostgresURL, client: PostgresClient, bridge: PostgresBridge, runner: Task<Void, Never>,
-        now: @escaping @Sendable () -> Date, keepRaw: Bool, claimTimeout: TimeInterval
+        now: @escaping @Sendable () -> Date, keepRaw: Bool, claimTimeout: TimeInterval, readTimeout: Duration
     ) {
+        self.readTimeout = readTimeout
         self.url = url
         self.client = client
         self.bridge = bridge
@@ -61,7 +62,7 @@ public final class PostgresFeedStore: StoreDriver {
     ///   feedagg migrated it.
     public static func open(
         url: PostgresURL, now: @escaping @Sendable () -> Date = { Date() }, keepRaw: Bool = true,
-        connectTimeout: Duration = .seconds(10), claimTimeout: TimeInterval = 300
+        connectTimeout: Duration = .seconds(10), claimTimeout: TimeInterval = 300, readTimeout: Duration = .seconds(30)
     ) throws -> PostgresFeedStore {
         let bridge = PostgresBridge()
         var configured = url.connectionConfiguration
@@ -94,12 +95,12 @@ public final class PostgresFeedStore: StoreDriver {
         let runner = Task.detached(executorPreference: bridge.executor) { await client.run() }
         return PostgresFeedStore(
             url: url, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
-            claimTimeout: claimTimeout)
+            claimTimeout: claimTimeout, readTimeout: readTimeout)
     }
 
     /// The applied migrations, oldest first.
     public func schemaVersions() throws -> [String] {
-        try statement("read the schema version") { db in
+        try read("read the schema version") { db in
             try await db.rows("SELECT version FROM feedagg_migrations ORDER BY version").map { try $0.decode(String.self) }
         }
     }
@@ -123,11 +124,28 @@ public final class PostgresFeedStore: StoreDriver {
         try inTransaction(operation, begin: "BEGIN", body)
     }
 
-    /// Runs `body` on one leased connection in one read-only transaction (one consistent snapshot).
+    /// Runs `body` on one leased connection in one read-only transaction (one consistent snapshot),
+    /// waiting ``readTimeout`` at most.
     func session<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         throws -> T
     {
-        try inTransaction(operation, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        try inTransaction(operation, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", timeout: readTimeout, body)
+    }
+
+    /// How long a read waits at most (``read(_:_:)``, ``session(_:_:)``) before it fails with
+    /// ``StoreError/Kind/database``: with the database gone, PostgresNIO's pool keeps a connection
+    /// request waiting about a minute before it gives up, and a page `feedagg serve` is asked for
+    /// should fail sooner than that. Writes have no such limit (one that lands after its caller
+    /// gave up would be reported as failed).
+    public let readTimeout: Duration
+
+    /// ``statement(_:_:)`` for a read: waits ``readTimeout`` at most.
+    func read<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        throws -> T
+    {
+        try access(operation, timeout: readTimeout) { [client] in
+            try await client.withConnection { connection in try await body(connection) }
+        }
     }
 
     /// Runs `body`, which sends exactly one statement, on one leased connection without `BEGIN` and
@@ -143,9 +161,10 @@ public final class PostgresFeedStore: StoreDriver {
 
     /// Runs `body` between `begin` and `COMMIT` on one leased connection; `ROLLBACK` when it throws.
     private func inTransaction<T: Sendable>(
-        _ operation: String, begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ operation: String, begin: PostgresQuery, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) throws -> T {
-        try access(operation) { [client] in
+        try access(operation, timeout: timeout) { [client] in
             try await client.withConnection { connection in
                 try await connection.exec(begin)
                 do {
@@ -160,11 +179,17 @@ public final class PostgresFeedStore: StoreDriver {
         }
     }
 
-    private func access<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) throws -> T {
+    private func access<T: Sendable>(
+        _ operation: String, timeout: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
+    ) throws -> T {
         do {
-            return try bridge.wait(body)
+            return try bridge.wait(timeout: timeout, body)
         } catch let error as StoreError {
             throw error
+        } catch let timedOut as PostgresBridge.TimedOut {
+            throw StoreError(
+                kind: .database, path: url.redacted, operation: operation,
+                detail: "PostgreSQL at \(url.endpoint) did not answer within \(Int(timedOut.after.seconds)) s")
         } catch {
             throw StoreError.postgres(error, url: url, operation: operation)
         }
