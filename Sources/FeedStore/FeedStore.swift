@@ -135,11 +135,22 @@ public final class FeedStore: StoreDriver {
                     kind: .schemaTooNew, path: path, operation: "open",
                     detail: "migrations \(applied.sorted().joined(separator: ", "))")
             }
-            do {
-                try migrator.migrate(pool)
-            } catch where (try? pool.read { try migrator.hasCompletedMigrations($0) }) == true {
-                // Another process applied the same migration between our check and our write (two
-                // feedagg processes opening an older store at once): the schema is what we need.
+            // Two processes migrating one file at once (a new store opened by two commands, or by
+            // `pull` and a reader): GRDB reads the applied migrations once, then runs each missing one
+            // in its own transaction, so the slower process may run one the other has just committed
+            // (`duplicate column name`, `table feed already exists`; 7 of 240 opens of new files by
+            // 8 processes at once failed so). Each migration is one transaction, so the failed one left
+            // nothing behind: read the applied ones again and go on, until the schema is complete.
+            let deadline = ContinuousClock.now + busyTimeout
+            while true {
+                do {
+                    try migrator.migrate(pool)
+                    break
+                } catch {
+                    if (try? pool.read { try migrator.hasCompletedMigrations($0) }) == true { break }
+                    guard ContinuousClock.now < deadline else { throw error }
+                    Thread.sleep(forTimeInterval: 0.01 + Double.random(in: 0..<0.02))
+                }
             }
         } catch {
             throw StoreError.wrapping(error, path: path, operation: "migrate the schema")
