@@ -139,21 +139,21 @@ extension Aggregator {
         let (path, _) = try location.resolve(environment: environment, config: configPath)
         var stored: [String: FeedSummary] = [:]
         var order: [String] = []
+        let store: (any StoreDriver)?
         if let lent {
-            for summary in try lent.feedSummaries() { stored[summary.name] = summary }
-            order = try lent.feedNames()
+            store = lent
         } else if case .postgres(let text) = location {
-            let store = try openPostgres(text)
-            defer { try? store.close() }
-            for summary in try store.feedSummaries() { stored[summary.name] = summary }
-            order = try store.feedNames()
+            store = try openPostgres(text)
         } else if FileManager.default.fileExists(atPath: path) {
-            let store = try FeedStore.open(path: path)
-            defer { try? store.close() }
+            store = try FeedStore.open(path: path)
+        } else {
+            store = nil
+            if location == .standard { noteLegacyStore(newPath: path) }
+        }
+        if let store {
+            defer { if lent == nil { try? store.close() } }
             for summary in try store.feedSummaries() { stored[summary.name] = summary }
             order = try store.feedNames()
-        } else if location == .standard {
-            noteLegacyStore(newPath: path)
         }
         guard let configPath else {
             return Self.withPluginStderr(

@@ -143,18 +143,17 @@ public final class PostgresFeedStore: StoreDriver {
     func read<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         throws -> T
     {
-        try access(operation, timeout: readTimeout) { [client] in
-            try await client.withConnection { connection in try await body(connection) }
-        }
+        try statement(operation, timeout: readTimeout, body)
     }
 
     /// Runs `body`, which sends exactly one statement, on one leased connection without `BEGIN` and
     /// `COMMIT`: one statement sees one snapshot on its own, and the two round trips a transaction
-    /// adds were most of the cost of the small reads every pull makes per feed.
-    func statement<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        throws -> T
-    {
-        try access(operation) { [client] in
+    /// adds were most of the cost of the small reads every pull makes per feed. `timeout`: see
+    /// ``PostgresBridge/wait(timeout:_:)`` (reads only).
+    func statement<T: Sendable>(
+        _ operation: String, timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) throws -> T {
+        try access(operation, timeout: timeout) { [client] in
             try await client.withConnection { connection in try await body(connection) }
         }
     }
