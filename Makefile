@@ -6,7 +6,7 @@ BIN := .build/release/feedagg
 # real browser and the real feed reader the serve tests drive; postgresql's server programs are what
 # the tests' throwaway cluster runs (FeedaggTesting's PostgresCluster: initdb into a temporary
 # folder, a free loopback port; a system cluster the package may start on 5432 is not used).
-APT_PACKAGES := libcurl4-openssl-dev libyaml-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv \
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libyaml-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv \
   chromium chromium-driver newsboat postgresql
 VENV := .build/venv
 

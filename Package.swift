@@ -62,6 +62,9 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
             name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(
@@ -72,7 +75,7 @@ let package = Package(
         .target(name: "FeedCore", swiftSettings: strict),
 
         // HTTP transport on libcurl's multi interface.
-        .target(name: "CurlHTTP", dependencies: ["CCurl", "FeedCore"], swiftSettings: strict),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "CZlib", "FeedCore"], swiftSettings: strict),
 
         // feeds.yaml loader on libyaml.
         .target(name: "FeedConfig", dependencies: ["CYAML", "FeedCore"], swiftSettings: strict),

@@ -34,7 +34,8 @@ extension CurlClient {
         public var maxTotalConnections: Int
         /// The `User-Agent` sent unless the request sets its own. Default ``FeedaggVersion/userAgent`` (`feedagg/<version>`).
         public var userAgent: String
-        /// Whether to advertise every content encoding libcurl supports and decode the body. Default `true`.
+        /// Whether to ask for gzip and deflate (`Accept-Encoding`) and decode a body sent so; `false` sends
+        /// no `Accept-Encoding` and returns every body as sent. Default `true`.
         public var acceptEncoding: Bool
         /// The HTTP version to negotiate. Default ``HTTPVersion/http2OverTLS``.
         public var httpVersion: HTTPVersion

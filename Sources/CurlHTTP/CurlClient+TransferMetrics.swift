@@ -9,7 +9,7 @@ extension CurlClient {
         public var status: Int?
         /// The failure kind, or `nil` when a response was received.
         public var failure: TransportError.Kind?
-        /// Decoded body bytes received.
+        /// Body bytes received, as sent (before `Content-Encoding` is decoded).
         public var bytesReceived: Int
         /// Seconds from admission to completion, as measured by libcurl.
         public var seconds: Double

@@ -9,7 +9,8 @@ import Foundation
 /// overall, wait in FIFO order; their timeouts start only when they are admitted.
 ///
 /// Redirects are followed (http and https only), the body is decoded according to
-/// `Content-Encoding`, and the response headers are those of the final response exactly as received
+/// `Content-Encoding` (gzip and deflate, the encodings it asks for; in the calling task, after the
+/// transfer, so a body in flight is held at its wire size), and the response headers are those of the final response exactly as received
 /// (so `Content-Encoding` and `Content-Length` may describe the encoded body). Any status is a
 /// response; failures throw ``TransportError``, whose text never contains a secret header value.
 /// Cancelling the calling task aborts the transfer with ``TransportError/Kind/cancelled``.
@@ -48,7 +49,7 @@ public final class CurlClient: HTTPTransport {
         try CurlClient.validate(request)
         let id = try loop.register(request.url)
         let loop = self.loop
-        return try await withTaskCancellationHandler {
+        let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let submission = Submission(id: id, request: request, continuation: continuation, submittedAt: .now)
                 if let refusal = loop.submit(submission) {
@@ -58,6 +59,8 @@ public final class CurlClient: HTTPTransport {
         } onCancel: {
             loop.cancel(id)
         }
+        guard configuration.acceptEncoding else { return response }
+        return try ContentDecoding.decode(response, limit: configuration.maxResponseBytes)
     }
 
     /// Stops the event-loop thread and frees every libcurl resource; requests still in flight fail

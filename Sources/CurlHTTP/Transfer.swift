@@ -24,7 +24,7 @@ final class Transfer {
     private(set) var easy: UnsafeMutableRawPointer?
     /// Response header fields of the latest response seen (reset at each status line).
     private(set) var headers: [(String, String)] = []
-    /// The decoded body received so far.
+    /// The body received so far, as sent (still content-encoded).
     private(set) var body = Data()
     /// The status of the latest status line seen.
     private var status: Int?
@@ -185,7 +185,10 @@ final class Transfer {
         check(ccurl_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBytes)), "MAXFILESIZE_LARGE")
         check(ccurl_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent), "USERAGENT")
         if configuration.acceptEncoding {
-            check(ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
+            // libcurl sends the header but leaves the body encoded: CurlClient.send decodes it in
+            // the caller's task (ContentDecoding), so a body in flight is held at its wire size.
+            check(ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ContentDecoding.acceptEncoding), "ACCEPT_ENCODING")
+            check(ccurl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0), "HTTP_CONTENT_DECODING")
         }
         let version = configuration.httpVersion == .http2OverTLS ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1
         check(ccurl_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "HTTP_VERSION")
