@@ -11,7 +11,7 @@ package struct PreparedItem: Sendable {
     /// Its dedup key (``UnifiedStream/dedupKey(_:source:)``).
     package var dedupKey: String
     /// The item came without raw JSON: a page rebuilt from the store (a `304`), or a source
-    /// that keeps none.
+    /// that keeps none (not an item whose raw JSON the engine dropped after taking its digest).
     package var cameWithoutRaw: Bool
 
     /// Digests and dedup keys of `items`. Without `keepRaw`, the raw JSON is dropped here, after the
@@ -22,7 +22,7 @@ package struct PreparedItem: Sendable {
             if !keepRaw { stored.raw = nil }
             return PreparedItem(
                 item: stored, hash: item.contentDigest, dedupKey: UnifiedStream.dedupKey(item, source: source),
-                cameWithoutRaw: item.raw == nil)
+                cameWithoutRaw: item.raw == nil && item.digestOfDroppedRaw == nil)
         }
     }
 }

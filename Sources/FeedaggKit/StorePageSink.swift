@@ -31,6 +31,9 @@ final class StorePageSink: PageSink, Sendable {
     /// Told of every page written (for the line a Ctrl-C prints).
     let progress: PullProgress?
 
+    /// The engine may drop the items' raw JSON at decode when neither the store nor the report keeps it.
+    var keepsRawJSON: Bool { store.keepRaw || retain }
+
     init(store: any StoreDriver, ticket: PullTicket, retain: Bool, maxPending: Int = 4, progress: PullProgress? = nil) {
         self.store = store
         self.ticket = ticket

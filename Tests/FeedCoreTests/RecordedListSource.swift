@@ -22,6 +22,8 @@ struct RecordedListSource: FeedSource {
     let idPath: [String]
     /// Sent as `Authorization: token …` to the feed's origin, when set.
     var token: String?
+    /// Give each item its element's JSON as ``FeedItem/raw`` (re-serialised).
+    var rawJSON = false
 
     /// A source whose page 1 is `firstPageURL`, exactly.
     init(firstPageURL: URL, idPath: [String] = ["id"], token: String? = nil) {
@@ -53,7 +55,8 @@ struct RecordedListSource: FeedSource {
         }
         let items = elements.compactMap { element -> FeedItem? in
             guard let id = Self.identity(of: element, at: idPath) else { return nil }
-            return FeedItem(id: "\(Self.descriptor.typeName):\(id)", title: id)
+            let raw = rawJSON ? try? JSONSerialization.data(withJSONObject: element, options: .sortedKeys) : nil
+            return FeedItem(id: "\(Self.descriptor.typeName):\(id)", title: id, raw: raw)
         }
         return DecodedPage(items: items)
     }

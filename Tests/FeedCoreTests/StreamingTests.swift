@@ -18,6 +18,18 @@ private final class RecordingSink: PageSink, Sendable {
     }
 }
 
+/// A sink that keeps every item it gets and says whether it needs their raw JSON.
+private final class ItemSink: PageSink, Sendable {
+    let keepsRawJSON: Bool
+    let items = Mutex<[FeedItem]>([])
+
+    init(keepsRawJSON: Bool) { self.keepsRawJSON = keepsRawJSON }
+
+    func accept(_ page: AcceptedPage, of feed: Feed) async throws {
+        items.withLock { $0 += page.items }
+    }
+}
+
 @Suite("Streaming: pages reach the sink in order while later ones are still being fetched")
 struct StreamingTests {
     @Test("200 pages, page_concurrency 4: each page is handed over in order with at most 2 × 4 pages fetched ahead")
@@ -46,5 +58,39 @@ struct StreamingTests {
             #expect(entry.requestsSeen <= entry.page + 8, "page \(entry.page): \(entry.requestsSeen) requests seen")
         }
         #expect(list.totalRequests == 200)
+    }
+
+    @Test("A sink that keeps no raw JSON gets the items without it, each with the digest it had with it")
+    func rawDroppedAtDecode() async throws {
+        let list = FlakyList(pages: 6) { _, _ in nil }
+        let base = Mutex("")
+        let server = try await LoopbackHTTPServer.start { request in list.handle(request, base: base.withLock { $0 }) }
+        base.withLock { $0 = server.baseURL }
+        let url = try #require(URL(string: "\(server.baseURL)/list"))
+        var source = RecordedListSource(firstPageURL: url)
+        source.rawJSON = true
+        let feed = Feed(source: source, context: FeedContext(name: "raw", baseURL: url, pageSize: 3))
+        let client = CurlClient()
+        defer { client.shutdown() }
+        let keeping = ItemSink(keepsRawJSON: true)
+        let dropping = ItemSink(keepsRawJSON: false)
+        let engine = FeedEngine(transport: client, pageConcurrency: 4)
+        #expect(await engine.pull(feed, sink: keeping).error == nil)
+        #expect(await engine.pull(feed, sink: dropping).error == nil)
+        try await server.shutdown()
+
+        let kept = keeping.items.withLock { $0 }
+        let dropped = dropping.items.withLock { $0 }
+        #expect(kept.count == 18)
+        #expect(dropped.map(\.id) == kept.map(\.id))
+        #expect(kept.allSatisfy { $0.raw != nil })
+        #expect(dropped.allSatisfy { $0.raw == nil })
+        // The digest covers the raw JSON: the same as the kept item's, not that of an item without raw.
+        for (with, without) in zip(kept, dropped) {
+            #expect(without.contentDigest == with.contentDigest)
+            var bare = with
+            bare.raw = nil
+            #expect(without.contentDigest != bare.contentDigest)
+        }
     }
 }

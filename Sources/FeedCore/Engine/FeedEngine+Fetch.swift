@@ -7,7 +7,7 @@ extension FeedEngine {
     ///
     /// The steps, each a function below: ``send(_:)`` waits for the page's turn under the rate
     /// limits and sends, retrying failures; ``revalidate(_:of:endsFeed:)`` turns a `304` into the
-    /// remembered page; the status is checked; ``decode(_:of:storedPage:refreshed:keepBody:)``
+    /// remembered page; the status is checked; ``decode(_:of:storedPage:refreshed:retention:)``
     /// maps the body and ``remember(_:of:keepBody:)`` makes the cache entry for the next pull.
     ///
     /// - Parameters:
@@ -16,13 +16,14 @@ extension FeedEngine {
     ///   - notModifiedEndsFeed: Page 1 of an incremental pull whose last pull succeeded: a `304`
     ///     then comes back as ``Fetched/notModified`` instead of the remembered body.
     ///   - conditional: Send the remembered validators (`If-None-Match`, `If-Modified-Since`).
-    ///   - keepBody: Keep the body in the cache entry (no page sink: the result holds the cache).
+    ///   - retention: What the page keeps: the body in the cache entry (no page sink: the result
+    ///     holds the cache), the items' raw JSON.
     ///   - head: Validators to send instead of the remembered ones (a resumed walk asking whether
     ///     page 1 moved since the interrupted walk fetched it); a `304` then comes back as
     ///     ``Fetched/notModified``.
     func fetch(
         _ url: URL, number: Int, feed: Feed, budget: RetryBudget, notModifiedEndsFeed: Bool = false,
-        conditional: Bool = true, keepBody: Bool = true, head: ResumePoint.Head? = nil
+        conditional: Bool = true, retention: PageRetention = .everything, head: ResumePoint.Head? = nil
     ) async -> Result<Fetched, FeedError> {
         let page = pageFetch(url, number: number, feed: feed, budget: budget, conditional: conditional, head: head)
         let sent: Sent
@@ -41,7 +42,7 @@ extension FeedEngine {
             return .success(.notModified)
         case .refetch:
             budget.resent()
-            return await fetch(url, number: number, feed: feed, budget: budget, conditional: false, keepBody: keepBody)
+            return await fetch(url, number: number, feed: feed, budget: budget, conditional: false, retention: retention)
         case .answer(let answer, let rebuilt, let updated):
             (response, storedPage, refreshed) = (answer, rebuilt, updated)
         }
@@ -53,7 +54,7 @@ extension FeedEngine {
             let message = HTTPStatus.message(fromBody: response.body).map { scrub($0, feed: feed, url: url) }
             return .failure(page.failure(.httpStatus(response.status, message: message), attempts: sent.attempt))
         }
-        return decode(response, of: page, storedPage: storedPage, refreshed: refreshed, keepBody: keepBody)
+        return decode(response, of: page, storedPage: storedPage, refreshed: refreshed, retention: retention)
     }
 
     /// The page's request with the remembered validators, and what its records and errors name.
@@ -213,18 +214,23 @@ extension FeedEngine {
     /// with the cache entry to remember for the next pull.
     func decode(
         _ response: HTTPResponse, of page: PageFetch, storedPage: DecodedPage?, refreshed: CachedResponse?,
-        keepBody: Bool
+        retention: PageRetention
     ) -> Result<Fetched, FeedError> {
         let feed = page.feed
         do {
-            let decoded =
+            var decoded =
                 try storedPage
                 ?? feed.source.decodePage(FetchedPage(number: page.number, url: page.url, response: response))
+            // Here, in the page's own task: the items no longer hold the body once this returns.
+            if retention == .itemsWithoutRaw {
+                for index in decoded.items.indices { decoded.items[index].dropRaw() }
+            }
             let outcome = PageOutcome(
                 number: page.number, url: page.url, headers: response.headers, totals: decoded.totals,
                 itemCount: decoded.items.count, pageSize: feed.context.pageSize, nextCursor: decoded.nextCursor)
             events.pageFinished(feed.name)
-            return .success(.page(decoded, outcome, refreshed ?? remember(response, of: page, keepBody: keepBody)))
+            return .success(
+                .page(decoded, outcome, refreshed ?? remember(response, of: page, keepBody: retention == .everything)))
         } catch let error as PageDecodeError {
             return .failure(page.failure(.decode(error)))
         } catch {

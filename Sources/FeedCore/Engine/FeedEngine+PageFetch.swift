@@ -1,7 +1,7 @@
 import Foundation
 
 extension FeedEngine {
-    /// One page's request as ``FeedEngine/fetch(_:number:feed:budget:notModifiedEndsFeed:conditional:keepBody:)``
+    /// One page's request as ``FeedEngine/fetch(_:number:feed:budget:notModifiedEndsFeed:conditional:retention:head:)``
     /// works through it: the request with its validators, and what every request record and
     /// feed error of the page names. The one place both are built.
     struct PageFetch: Sendable {

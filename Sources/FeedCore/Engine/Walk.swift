@@ -358,7 +358,7 @@ struct Walk {
         while number <= maxPages {
             let head = number == 1 ? position.head : nil
             let fetched = await engine.fetch(
-                url, number: number, feed: feed, budget: budget, keepBody: sink == nil, head: head)
+                url, number: number, feed: feed, budget: budget, retention: PageRetention(sink: sink), head: head)
             if case .failure(let failure) = fetched { ending.error = failure }
             // A `304` (the head did not move) or a failure (recorded) ends it.
             guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
@@ -389,7 +389,7 @@ struct Walk {
         let base = position.pageBase + position.pages
         let budget = self.budget
         let prefetched = self.prefetched
-        let keepBody = sink == nil
+        let retention = PageRetention(sink: sink)
         // Pages fetched ahead of the oldest one not yet accepted; bounds the memory a slow page costs.
         let window = max(engine.pageConcurrency * 2, 2)
         return await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group -> PageOutcome? in
@@ -409,7 +409,7 @@ struct Walk {
                         group.addTask { (index, await early.value) }
                     } else {
                         group.addTask {
-                            (index, await engine.fetch(url, number: number, feed: feed, budget: budget, keepBody: keepBody))
+                            (index, await engine.fetch(url, number: number, feed: feed, budget: budget, retention: retention))
                         }
                     }
                     next += 1
@@ -458,9 +458,9 @@ struct Walk {
         let budget = self.budget
         for (offset, url) in urls.enumerated() {
             let number = offset + 2
-            let keepBody = sink == nil
+            let retention = PageRetention(sink: sink)
             prefetched[number] = Task {
-                await engine.fetch(url, number: number, feed: feed, budget: budget, keepBody: keepBody)
+                await engine.fetch(url, number: number, feed: feed, budget: budget, retention: retention)
             }
         }
         ending.speculated = urls.count
@@ -482,7 +482,7 @@ struct Walk {
     {
         let result = await engine.fetch(
             url, number: number, feed: feed, budget: budget, notModifiedEndsFeed: notModifiedEndsFeed,
-            keepBody: sink == nil)
+            retention: PageRetention(sink: sink))
         if case .failure(let failure) = result { ending.error = failure }
         return result
     }

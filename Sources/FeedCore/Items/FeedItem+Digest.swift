@@ -4,7 +4,8 @@ extension FeedItem {
     /// A 64-bit digest of the item's content (every mapped field and the raw JSON), stable across
     /// processes and releases: the store keeps it to tell a changed item from an unchanged one, and
     /// the engine compares it to stop an incremental pull at items already stored unchanged.
-    public var contentDigest: Int64 { ContentHash.of(self) }
+    /// After ``dropRaw()``, the digest taken just before `raw` was dropped.
+    public var contentDigest: Int64 { digestOfDroppedRaw ?? ContentHash.of(self) }
 }
 
 /// A 64-bit FNV-1a digest of an item's stored content (mapped fields and raw JSON), used to tell an
