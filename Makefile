@@ -34,16 +34,25 @@ pytools: deps
 build: deps
 	$(SWIFT) build
 
+# Release builds link the Swift runtime and Foundation statically (`--static-swift-stdlib`: the
+# binary runs without a Swift toolchain installed) with lld, packing the relative relocations
+# (`-z pack-relative-relocs`, DT_RELR, read by glibc >= 2.36): the position-independent binary
+# then carries 47 KB of relocations instead of 3.3 MB, all read at every start (peak RSS of
+# `feedagg --help` and of a pull: docs/benchmarks.md). Every release product shares these flags,
+# so building one never recompiles what another built.
+RELEASE := $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+
 release: deps
-	$(SWIFT) build -c release --product feedagg
+	$(RELEASE) --product feedagg
 
 # The man page, generated from the command definitions by swift-argument-parser's generate-manual
-# plugin (it builds the package in release mode first), copied to .build/man/feedagg.1.
-# Read it with `man -l .build/man/feedagg.1`.
-man: deps
-	$(SWIFT) package generate-manual
+# tool run on the release binary (what its `swift package generate-manual` plugin does, without
+# the plugin's own release build, which would rebuild everything without the flags above), in
+# .build/man/feedagg.1. Read it with `man -l .build/man/feedagg.1`.
+man: release
+	$(RELEASE) --product generate-manual
 	mkdir -p .build/man
-	cp .build/plugins/GenerateManual/outputs/feedagg/feedagg.1 .build/man/feedagg.1
+	.build/release/generate-manual $(BIN) --output-directory .build/man
 	@echo "wrote .build/man/feedagg.1"
 
 # Installs the release binary, its man page and its bash, zsh and fish completions under
@@ -86,9 +95,9 @@ test: deps pytools
 # also generates its store, kept in .build/bench-store/). `Scripts/bench.sh --workloads W5,READ`
 # runs some alone.
 bench: release
-	$(SWIFT) build -c release --product feedagg-cpu-bench
-	$(SWIFT) build -c release --product feedagg-store-gen
-	$(SWIFT) build -c release --product feedagg-feed-bench
+	$(RELEASE) --product feedagg-cpu-bench
+	$(RELEASE) --product feedagg-store-gen
+	$(RELEASE) --product feedagg-feed-bench
 	Scripts/bench.sh
 	$(MAKE) --no-print-directory bench-cpu-run
 	$(MAKE) --no-print-directory bench-feed-run
@@ -100,7 +109,7 @@ bench: release
 # BENCH_FEED_ARGS="--megabytes 100 --rounds 5" for larger documents and five fixture runs.
 BENCH_FEED_ARGS ?=
 bench-feed: deps
-	$(SWIFT) build -c release --product feedagg-feed-bench
+	$(RELEASE) --product feedagg-feed-bench
 	$(MAKE) --no-print-directory bench-feed-run
 
 bench-feed-run:
@@ -111,7 +120,7 @@ bench-feed-run:
 # real sources; items/s per stage and peak RSS. BENCH_CPU_ARGS="--reps 1" for a quicker run.
 BENCH_CPU_ARGS ?=
 bench-cpu: deps
-	$(SWIFT) build -c release --product feedagg-cpu-bench
+	$(RELEASE) --product feedagg-cpu-bench
 	$(MAKE) --no-print-directory bench-cpu-run
 
 bench-cpu-run:

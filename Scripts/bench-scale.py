@@ -170,7 +170,7 @@ def w5(args, feedagg, results):
 def read(args, feedagg, results):
     generator = os.path.join(ROOT, ".build/release/feedagg-store-gen")
     if not os.access(generator, os.X_OK):
-        raise SystemExit("build first: swift build -c release --product feedagg-store-gen")
+        raise SystemExit("build first: make bench (it builds feedagg-store-gen)")
     folder = os.path.join(ROOT, ".build/bench-store")
     os.makedirs(folder, exist_ok=True)
     store = os.path.join(folder, f"read-{args.read_feeds}x{args.read_items}-seed1.sqlite")

@@ -31,7 +31,7 @@ bench=${BENCH_DIR:-$root/../shared/bench}
 [ -f "$bench/bench.py" ] || { echo "missing $bench/bench.py (the shared bench harness)" >&2; exit 2; }
 bench=$(cd "$bench" && pwd)
 export FEEDAGG_BIN="$root/.build/release/feedagg"
-[ -x "$FEEDAGG_BIN" ] || { echo "build first: swift build -c release --product feedagg" >&2; exit 2; }
+[ -x "$FEEDAGG_BIN" ] || { echo "build first: make release" >&2; exit 2; }
 export FEEDAGG_CONTENDER="$root/Scripts/bench-contender.sh"
 [ -x /usr/bin/time ] || { echo "bench.py needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
 reps=${BENCH_REPS:-3}
@@ -76,7 +76,7 @@ run_scale() {
   case "$scale_workloads" in
     *READ* | *read*)
       [ -x "$root/.build/release/feedagg-store-gen" ] ||
-        { echo "build first: swift build -c release --product feedagg-store-gen" >&2; exit 2; } ;;
+        { echo "build first: make bench (it builds feedagg-store-gen)" >&2; exit 2; } ;;
   esac
   echo "== bench-scale.py: $scale_workloads, $reps reps" >&2
   # shellcheck disable=SC2086

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release/feedagg}
 SERVER=${SERVER:-../shared/bench/ghserver.py}
-[ -x "$BIN" ] || { echo "build first: swift build -c release" >&2; exit 2; }
+[ -x "$BIN" ] || { echo "build first: make release" >&2; exit 2; }
 [ -f "$SERVER" ] || { echo "missing $SERVER" >&2; exit 2; }
 
 work=$(mktemp -d)
