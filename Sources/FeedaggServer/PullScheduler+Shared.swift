@@ -55,6 +55,7 @@ extension PullScheduler {
                 self.feeds[feed.name] = FeedSchedule(interval: feed.interval.seconds / settings.intervalScale, due: clock.now)
             }
             aggregator.console.error("feedagg serve: worker \(shared.workerID) shares the schedule of \(feeds.count) feeds")
+            await scheduleDidStart()
         } catch {
             report("cannot join the shared schedule", error)
         }

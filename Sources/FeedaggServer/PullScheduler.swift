@@ -44,6 +44,11 @@ actor PullScheduler: Service {
     var sharedState = SharedState()
     var feeds: [String: FeedSchedule] = [:]
     private var latestRequest = 0
+    /// Whether the schedule exists: set at start (SQLite), or once this worker joined the shared
+    /// schedule. The server answers before that, and a refresh asked for meanwhile waits here.
+    private var scheduleReady = false
+    /// The feeds of refresh requests that came before the schedule existed (empty list: every feed).
+    private var pendingRefresh: [String]?
     private var wake: AsyncStream<Event>.Continuation?
     let clock = ContinuousClock()
 
@@ -88,6 +93,7 @@ actor PullScheduler: Service {
         wake = continuation
         if shared == nil {
             scheduleAtStart(configuration.current, now: clock.now)
+            await scheduleDidStart()
         } else {
             await startShared()
         }
@@ -341,8 +347,31 @@ actor PullScheduler: Service {
     ///
     /// With a shared schedule the feeds are made due in the database, so whichever worker is free
     /// pulls them; the status is done once each has finished a pull leased after the request.
+    ///
+    /// The server answers before the schedule exists (while a worker joins the shared schedule, a
+    /// database away): a request then is kept and applied once it does, and the status is not
+    /// done meanwhile (it was answered as done, with nothing pulled for it).
     func requestRefresh(_ names: [String]) async -> Int {
         latestRequest += 1
+        guard scheduleReady else {
+            // Kept until the schedule exists (``scheduleDidStart()``); the status is not done meanwhile.
+            pendingRefresh = names.isEmpty || pendingRefresh?.isEmpty == true ? [] : (pendingRefresh ?? []) + names
+            return latestRequest
+        }
+        await applyRefresh(names)
+        return latestRequest
+    }
+
+    /// Marks the schedule as existing and applies a refresh asked for before it did.
+    func scheduleDidStart() async {
+        scheduleReady = true
+        guard let pending = pendingRefresh else { return }
+        pendingRefresh = nil
+        await applyRefresh(pending)
+    }
+
+    /// Makes `names` (empty: every feed) due now for refresh request ``latestRequest``.
+    private func applyRefresh(_ names: [String]) async {
         let now = clock.now
         let wallNow = Date()
         var accepted: [String] = []
@@ -356,13 +385,15 @@ actor PullScheduler: Service {
         }
         await refreshShared(accepted)
         wake?.yield(.wake)
-        return latestRequest
     }
 
     /// The schedule of every feed, and whether the latest refresh request is done.
     func status() async -> RefreshStatus {
-        let status = localStatus()
-        return shared == nil ? status : await sharedStatus(status)
+        var status = localStatus()
+        if shared != nil { status = await sharedStatus(status) }
+        // A refresh asked for while the schedule was being set up is not done before it is applied.
+        if pendingRefresh != nil { status.done = false }
+        return status
     }
 
     /// ``status()`` from this process's own schedule.
