@@ -35,7 +35,8 @@ final class PostgresSharedSchedule: SharedSchedule {
     init(url: PostgresURL, leaseTimeout: Duration, maxConnectionsPerHost: Int) {
         let logger = Logger(label: "feedagg.workers", factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
-        client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+        // One of the five is held by watchDue's LISTEN.
+        client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 5), backgroundLogger: logger)
         let client = self.client
         runner = Task.detached { await client.run() }  // ends with stop(), not with the group's graceful shutdown
         coordinator = WorkerCoordinator(
@@ -126,6 +127,14 @@ final class PostgresSharedSchedule: SharedSchedule {
 
     func makeDue(_ names: [String]) async throws -> Date {
         try await coordinator.makeDue(names)
+    }
+
+    func watchDue(_ wake: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            // Returns when cancelled; a failure (the database restarting) is retried after a pause.
+            do { try await coordinator.listenForDueFeeds(wake) } catch {}
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     func schedule() async throws -> [String: SharedFeedStatus] {

@@ -121,6 +121,11 @@ actor PullScheduler: Service {
                             try? await Task.sleep(for: period)
                         }
                     }
+                    // A refresh asked for through any worker wakes every worker at once (ticks
+                    // look for due feeds at most once per poll period).
+                    group.addTask {
+                        await shared.watchDue { continuation.yield(.wake) }
+                    }
                 }
                 continuation.yield(.tick)
                 for await event in events {

@@ -39,6 +39,9 @@ protocol SharedSchedule: Sendable {
     func pause(host: String, feed: String) -> RateLimitPolicy.SharedRateLimitPause?
     /// Makes `names` due now; returns the request's time (the database's clock).
     func makeDue(_ names: [String]) async throws -> Date
+    /// Calls `wake` whenever any worker makes feeds due, until the calling task is cancelled (a
+    /// lost connection is listened on again; the scheduler's lease poll covers the gap).
+    func watchDue(_ wake: @escaping @Sendable () -> Void) async
     /// Every feed of the shared schedule, by name.
     func schedule() async throws -> [String: SharedFeedStatus]
     /// Gives back this worker's leases, leaves the registry and closes the connections.

@@ -140,7 +140,8 @@ extension WorkerCoordinator {
 
     /// Makes `feeds` due now (a refresh asked for through one worker reaches whichever takes
     /// them); a feed being pulled is due again as soon as that pull completes. Returns the time of
-    /// the request on the database's clock (see ``FeedScheduleStatus/answered(since:)``).
+    /// the request on the database's clock (see ``FeedScheduleStatus/answered(since:)``). Every
+    /// worker in ``listenForDueFeeds(_:)`` is woken when it commits.
     @discardableResult
     public func makeDue(_ feeds: [String]) async throws(CoordinationError) -> Date {
         try await attempt("making \(feeds.count) feeds due") {
@@ -150,6 +151,7 @@ extension WorkerCoordinator {
                      due AS (UPDATE feed_leases SET next_due_at = (SELECT at FROM now), refresh_requested_at = (SELECT at FROM now)
                              WHERE feed = ANY(\(feeds)::text[]) RETURNING feed)
                 SELECT (SELECT at FROM now), (SELECT count(*) FROM due)
+                FROM (SELECT pg_notify(\(Self.dueChannel), '')) AS notified
                 """, logger: logger)
             var at = Date()
             for try await (time, _) in rows.decode((Date, Int64).self) { at = time }
