@@ -10,8 +10,9 @@ import Foundation
 ///
 /// Redirects are followed (http and https only), the body is decoded according to
 /// `Content-Encoding` (gzip and deflate, the encodings it asks for; in the calling task, after the
-/// transfer, so a body in flight is held at its wire size), and the response headers are those of the final response exactly as received
-/// (so `Content-Encoding` and `Content-Length` may describe the encoded body). Any status is a
+/// transfer, so a body in flight is held at its wire size), and the response headers are those of
+/// the final response exactly as received (so `Content-Encoding` and `Content-Length` may describe
+/// the encoded body). Any status is a
 /// response; failures throw ``TransportError``, whose text never contains a secret header value.
 /// Cancelling the calling task aborts the transfer with ``TransportError/Kind/cancelled``.
 ///

@@ -1,6 +1,8 @@
 import FeedaggTesting
 import LoopbackServer
+import Foundation
 import Synchronization
+import Testing
 
 /// A Link-paginated list of `pages` pages of 3 items whose answers a test scripts per (page, try).
 final class FlakyList: Sendable {
@@ -17,6 +19,14 @@ final class FlakyList: Sendable {
     /// Requests received per page.
     var attempts: [Int: Int] { tries.withLock { $0 } }
     var totalRequests: Int { attempts.values.reduce(0, +) }
+
+    /// Serves the list on a loopback server of its own; returns the server and page 1's URL.
+    func serve() async throws -> (server: LoopbackHTTPServer, url: URL) {
+        let base = Mutex("")
+        let server = try await LoopbackHTTPServer.start { request in self.handle(request, base: base.withLock { $0 }) }
+        base.withLock { $0 = server.baseURL }
+        return (server, try #require(URL(string: "\(server.baseURL)/list")))
+    }
 
     func handle(_ request: LoopbackRequest, base: String) -> LoopbackResponse {
         let page = request.query.flatMap { query in

@@ -35,10 +35,7 @@ struct StreamingTests {
     @Test("200 pages, page_concurrency 4: each page is handed over in order with at most 2 × 4 pages fetched ahead")
     func boundedLookahead() async throws {
         let list = FlakyList(pages: 200) { _, _ in nil }
-        let base = Mutex("")
-        let server = try await LoopbackHTTPServer.start { request in list.handle(request, base: base.withLock { $0 }) }
-        base.withLock { $0 = server.baseURL }
-        let url = try #require(URL(string: "\(server.baseURL)/list"))
+        let (server, url) = try await list.serve()
         let feed = Feed(
             source: RecordedListSource(firstPageURL: url), context: FeedContext(name: "long", baseURL: url, pageSize: 3))
         let client = CurlClient()
@@ -63,10 +60,7 @@ struct StreamingTests {
     @Test("A sink that keeps no raw JSON gets the items without it, each with the digest it had with it")
     func rawDroppedAtDecode() async throws {
         let list = FlakyList(pages: 6) { _, _ in nil }
-        let base = Mutex("")
-        let server = try await LoopbackHTTPServer.start { request in list.handle(request, base: base.withLock { $0 }) }
-        base.withLock { $0 = server.baseURL }
-        let url = try #require(URL(string: "\(server.baseURL)/list"))
+        let (server, url) = try await list.serve()
         var source = RecordedListSource(firstPageURL: url)
         source.rawJSON = true
         let feed = Feed(source: source, context: FeedContext(name: "raw", baseURL: url, pageSize: 3))
