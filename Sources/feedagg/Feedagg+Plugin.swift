@@ -43,6 +43,9 @@ extension Feedagg {
             var command: [String] = []
 
             func validate() throws {
+                // The passthrough argument takes every word, -h and --help too: asked first, they
+                // ask for this help (a plugin named so goes after --).
+                if let first = command.first, first == "-h" || first == "--help" { throw CleanExit.helpRequest(self) }
                 if command.first == "--" { return }
                 guard !command.isEmpty else { throw ValidationError("give the plugin after --: feedagg plugin check -- ./plugin") }
             }

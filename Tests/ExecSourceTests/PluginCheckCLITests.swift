@@ -30,6 +30,17 @@ struct PluginCheckCLITests {
         #expect(shell.stdout.contains("1 page(s), 1 item(s), every check passed"), "\(shell.stdout)")
     }
 
+    @Test("--help and -h print the command's help; after -- they are the plugin's words", arguments: ["--help", "-h"])
+    func help(flag: String) async throws {
+        let asked = try await TestBinary.runFeedagg(["plugin", "check", flag], timeout: .seconds(60))
+        #expect(asked.status == 0, "\(asked.summary)")
+        #expect(asked.stdout.contains("USAGE: feedagg plugin check"), "\(asked.stdout)")
+        #expect(asked.stdout.contains("--env <NAME=value>"), "\(asked.stdout)")
+        let plugin = try await TestBinary.runFeedagg(["plugin", "check", "--", flag], timeout: .seconds(60))
+        #expect(plugin.status == 1, "\(plugin.summary)")
+        #expect(plugin.stdout.contains("problem(s) with \(flag)"), "\(plugin.stdout)")
+    }
+
     @Test("a plugin that repeats ids, loops on its cursor and changes between runs is told each problem")
     func violations() async throws {
         let folder = try TemporaryFolder("feedagg-plugin-check")
