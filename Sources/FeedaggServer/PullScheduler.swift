@@ -49,6 +49,9 @@ actor PullScheduler: Service {
     private var scheduleReady = false
     /// The feeds of refresh requests that came before the schedule existed (empty list: every feed).
     private var pendingRefresh: [String]?
+    /// Refresh requests being registered (their feeds made due: in the database on PostgreSQL, a
+    /// round trip during which other calls run): the status is not done meanwhile.
+    private var refreshesRegistering = 0
     private var wake: AsyncStream<Event>.Continuation?
     let clock = ContinuousClock()
 
@@ -363,7 +366,9 @@ actor PullScheduler: Service {
             pendingRefresh = names.isEmpty || pendingRefresh?.isEmpty == true ? [] : (pendingRefresh ?? []) + names
             return latestRequest
         }
+        refreshesRegistering += 1
         await applyRefresh(names)
+        refreshesRegistering -= 1
         return latestRequest
     }
 
@@ -371,8 +376,10 @@ actor PullScheduler: Service {
     func scheduleDidStart() async {
         scheduleReady = true
         guard let pending = pendingRefresh else { return }
+        refreshesRegistering += 1
         pendingRefresh = nil
         await applyRefresh(pending)
+        refreshesRegistering -= 1
     }
 
     /// Makes `names` (empty: every feed) due now for refresh request ``latestRequest``.
@@ -396,8 +403,9 @@ actor PullScheduler: Service {
     func status() async -> RefreshStatus {
         var status = localStatus()
         if shared != nil { status = await sharedStatus(status) }
-        // A refresh asked for while the schedule was being set up is not done before it is applied.
-        if pendingRefresh != nil { status.done = false }
+        // A refresh asked for while the schedule was being set up, or still being registered, is not
+        // done (without this, a status read during the registration's round trip said done).
+        if pendingRefresh != nil || refreshesRegistering > 0 { status.done = false }
         return status
     }
 
