@@ -300,7 +300,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FeedaggServerTests",
-            dependencies: ["FeedaggServer", "FeedaggKit", "FeedaggTesting", "FeedCore", "FeedStore", "CurlHTTP"],
+            dependencies: ["FeedaggServer", "FeedaggKit", "FeedaggTesting", "FeedCore", "FeedStore", "CurlHTTP", workerCoordination],
             swiftSettings: strict),
         .testTarget(
             name: "WebFeedSourceTests",

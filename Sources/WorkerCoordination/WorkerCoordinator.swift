@@ -49,6 +49,10 @@ public final class WorkerCoordinator: Sendable {
         }
     }
 
+    /// The `pg_advisory_xact_lock` key ``migrate(_:logger:)`` holds while it migrates: another
+    /// session holding it keeps every worker from joining (the serve tests use that).
+    public static var migrationLockKey: Int64 { CoordinationMigrations.lockKey }
+
     /// Runs `body`, wrapping any error with `operation` and this worker's id.
     @discardableResult
     func attempt<T>(_ operation: String, _ body: () async throws -> T) async throws(CoordinationError) -> T {

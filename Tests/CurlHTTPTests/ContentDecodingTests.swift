@@ -30,6 +30,20 @@ struct ContentDecodingTests {
         return try #require(result)
     }
 
+    /// The error of fetching `body` (see ``fetch(_:encoding:configuration:)``); records an issue
+    /// and returns `nil` when the body was accepted.
+    static func refusal(
+        _ body: [UInt8], encoding: String, configuration: CurlClient.Configuration = CurlClient.Configuration(),
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async throws -> TransportError? {
+        switch try await fetch(body, encoding: encoding, configuration: configuration) {
+        case .failure(let error): return error
+        case .success(let response):
+            Issue.record("a \(encoding) body was accepted (\(response.body.count) bytes)", sourceLocation: sourceLocation)
+            return nil
+        }
+    }
+
     @Test("The client asks for gzip and deflate only: the encodings it decodes")
     func acceptEncoding() async throws {
         try await withClientAndServer { request in
@@ -73,13 +87,9 @@ struct ContentDecodingTests {
             var body = try await gzip(plain)
             // The last four bytes are the uncompressed size modulo 2^32, little-endian.
             withUnsafeBytes(of: claimed.littleEndian) { body.replaceSubrange((body.count - 4)..., with: $0) }
-            let result = try await Self.fetch(body, encoding: "gzip")
             // zlib checks the trailer against what it inflated; the claimed size only sized the
             // first buffer (clamped to the limit and to deflate's largest ratio).
-            guard case .failure(let error) = result else {
-                Issue.record("a member with a wrong size trailer decoded")
-                continue
-            }
+            guard let error = try await Self.refusal(body, encoding: "gzip") else { continue }
             #expect(error.kind == .badResponse)
             #expect(error.detail.contains("does not decode"), "\(error.detail)")
         }
@@ -92,10 +102,7 @@ struct ContentDecodingTests {
         for index in stride(from: 20, to: flipped.count - 20, by: 7) { flipped[index] ^= 0x5A }
         let cut = Array(try await gzip(plain).dropLast(40))
         for body in [flipped, cut, Array("not gzip at all".utf8)] {
-            guard case .failure(let error) = try await Self.fetch(body, encoding: "gzip") else {
-                Issue.record("a broken gzip body decoded")
-                continue
-            }
+            guard let error = try await Self.refusal(body, encoding: "gzip") else { continue }
             #expect(error.kind == .badResponse)
             #expect(error.detail.hasPrefix("the gzip body does not decode"), "\(error.detail)")
             #expect(error.url.path == "/encoded")
@@ -104,10 +111,7 @@ struct ContentDecodingTests {
 
     @Test("An encoding the client did not ask for is a clear error")
     func unaskedEncoding() async throws {
-        guard case .failure(let error) = try await Self.fetch(Array("xyz".utf8), encoding: "br") else {
-            Issue.record("a br body was accepted")
-            return
-        }
+        guard let error = try await Self.refusal(Array("xyz".utf8), encoding: "br") else { return }
         #expect(error.kind == .badResponse)
         #expect(error.detail.contains("'br'"), "\(error.detail)")
         #expect(error.detail.contains("gzip, deflate"), "\(error.detail)")
@@ -119,10 +123,7 @@ struct ContentDecodingTests {
         let bomb = try await gzip([UInt8](repeating: 0, count: 64 << 20))
         var configuration = CurlClient.Configuration()
         configuration.maxResponseBytes = 1 << 20
-        guard case .failure(let error) = try await Self.fetch(bomb, encoding: "gzip", configuration: configuration) else {
-            Issue.record("a body decoding past the limit was accepted")
-            return
-        }
+        guard let error = try await Self.refusal(bomb, encoding: "gzip", configuration: configuration) else { return }
         #expect(error.kind == .responseTooLarge)
         #expect(error.detail.contains("\(1 << 20)"), "\(error.detail)")
     }

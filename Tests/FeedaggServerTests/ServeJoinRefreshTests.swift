@@ -4,6 +4,7 @@
 import FeedaggTesting
 import Foundation
 import Testing
+import WorkerCoordination
 
 // `feedagg serve` answers HTTP before its scheduler has the schedule: on PostgreSQL a worker
 // first joins the shared schedule (coordination migrations, registration, declaring its feeds),
@@ -13,10 +14,6 @@ import Testing
 
 @Suite("serve: a refresh asked for while a worker joins the shared schedule")
 struct ServeJoinRefreshTests {
-    /// `pg_advisory_xact_lock` key of the coordination migrations (WorkerCoordination's
-    /// `CoordinationMigrations.lockKey`, "feedaggW").
-    static let migrationLockKey: Int64 = 0x6665_6564_6167_6757
-
     @Test("It is not done until the worker has joined and pulled the feed for it")
     func refreshWhileJoining() async throws {
         let api = OrgsAPI(["acme": 5])
@@ -43,7 +40,7 @@ struct ServeJoinRefreshTests {
 
             // Hold the lock the next worker's join waits for, 20 s (psql ends the session then).
             async let holder = cluster.psql(
-                "SELECT pg_advisory_lock(\(Self.migrationLockKey)); SELECT pg_sleep(20);", database: database.name)
+                "SELECT pg_advisory_lock(\(WorkerCoordinator.migrationLockKey)); SELECT pg_sleep(20);", database: database.name)
             try await ServeScheduleTests.eventually("psql holding the migrations' lock", timeout: .seconds(60)) {
                 let held = try await cluster.psql(
                     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted", database: database.name)
