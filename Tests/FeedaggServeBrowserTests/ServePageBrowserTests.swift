@@ -114,14 +114,19 @@ struct ServePageBrowserTests {
     func serverDown() async throws {
         try await withStore(count: 3 * Self.perPage) { store in
             let port = try #require(URL(string: store.base)?.port)
-            // The driver stops the server under the open page; this test starts it again on the
-            // same port once it has exited, and the driver clicks Try again.
+            // The driver stops the server under the open page and scrolls; once the page shows the
+            // error it creates `restartSignal`, and only then does this test start the server again
+            // on the same port (a server back before the page asked for page 2 leaves nothing to
+            // fail); the driver then clicks Try again.
+            let restartSignal = store.folder.path("restart-the-server")
             async let driven = runPageDriver([
                 "--url", store.base + "/?limit=\(Self.perPage)", "--stop-server-pid", String(store.serve.process.pid),
-                "--await-restart",
+                "--restart-signal", restartSignal,
             ])
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !store.serve.process.hasExited && ContinuousClock.now < deadline {
+            let deadline = ContinuousClock.now + .seconds(90)
+            while !(store.serve.process.hasExited && FileManager.default.fileExists(atPath: restartSignal)),
+                ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(50))
             }
             let restarted = try await ServeProcess.start(

@@ -181,10 +181,12 @@ def alive(pid):
         return False
 
 
-def server_down(url, pid, timeout, await_restart):
+def server_down(url, pid, timeout, restart_signal):
     """Opens the page, then stops the server (SIGTERM to `pid`) and scrolls to the end: the page
-    must say the older items could not be loaded and offer to try again. With `await_restart`,
-    waits until the server answers again (the test restarts it) and clicks "Try again"."""
+    must say the older items could not be loaded and offer to try again. With `restart_signal` (a
+    file path), creates that file once the page shows the error (the test restarts the server only
+    then: a server back before the page asked for page 2 would leave nothing to fail), waits until
+    the server answers again and clicks "Try again"."""
     profile = tempfile.mkdtemp(prefix="feedagg-chromium-down-")
     driver = start_browser(1280, 1000, profile)
     seen = {}
@@ -192,13 +194,11 @@ def server_down(url, pid, timeout, await_restart):
         driver.get(url)
         seen["first_page"] = driver.execute_script(CARD_IDS)
         os.kill(pid, signal.SIGTERM)
+        # Gone means exited (the test reaps it), not "one request failed": under load a request
+        # can time out while the server still serves, and the page would then load page 2.
         deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                urllib.request.urlopen(url, timeout=2).read()
-                time.sleep(0.1)
-            except Exception:
-                break
+        while alive(pid) and time.time() < deadline:
+            time.sleep(0.05)
         driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight);")
         try:
             WebDriverWait(driver, timeout, poll_frequency=0.1).until(
@@ -213,8 +213,10 @@ def server_down(url, pid, timeout, await_restart):
         seen["end_visible"] = end_visible(driver)
         seen["ids"] = driver.execute_script(CARD_IDS)
         seen["server_alive"] = alive(pid)
-        if await_restart:
+        if restart_signal:
             # The test starts the server again on the same port; then "Try again" loads page 2.
+            with open(restart_signal, "w") as marker:
+                marker.write("restart\n")
             deadline = time.time() + 60
             while time.time() < deadline:
                 try:
@@ -245,11 +247,12 @@ def main():
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--stop-server-pid", type=int,
                         help="only the server-down check: open the page, SIGTERM this pid, scroll")
-    parser.add_argument("--await-restart", action="store_true",
-                        help="with --stop-server-pid: wait for the server to answer again, click Try again")
+    parser.add_argument("--restart-signal",
+                        help="with --stop-server-pid: create this file once the error shows, wait for "
+                             "the server to answer again, click Try again")
     args = parser.parse_args()
     if args.stop_server_pid:
-        report = server_down(args.url, args.stop_server_pid, args.timeout, args.await_restart)
+        report = server_down(args.url, args.stop_server_pid, args.timeout, args.restart_signal)
         json.dump({"server_down": report}, sys.stdout)
         sys.stdout.write("\n")
         return
