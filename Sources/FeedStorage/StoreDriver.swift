@@ -66,6 +66,10 @@ public protocol StoreDriver: AnyObject, Sendable {
     func newestUpdate(for feed: String) throws -> Date?
     /// Pages the feed's last successful pull read; `nil` when it never succeeded.
     func previousPageCount(feed: String) throws -> Int?
+    /// The stored states and HTTP cache entries of `feeds`, read at once for a pull of them
+    /// (``PullMemorySnapshot``); `nil` (the default) when the engine answers each read cheaply on
+    /// its own (SQLite, in process).
+    func pullMemorySnapshot(feeds: [String]) throws -> PullMemorySnapshot?
 
     /// Every stored feed with its item count and last pull, by name.
     func feedSummaries() throws -> [FeedSummary]
@@ -94,6 +98,9 @@ public protocol StoreDriver: AnyObject, Sendable {
 }
 
 extension StoreDriver {
+    /// No snapshot: every read goes to the store (see the requirement).
+    public func pullMemorySnapshot(feeds: [String]) throws -> PullMemorySnapshot? { nil }
+
     /// Commits a one-shot pull; see ``commitPull(_:)``.
     @discardableResult
     public func commitPull(

@@ -17,6 +17,9 @@ public struct StorePullMemory: PullMemory {
     /// stand-in origin and the feeds' real one: keys are written with the real origin, so they
     /// stay the same from one run to the next.
     public let originRewrite: (from: String, to: String)?
+    /// The pulled feeds' states and cache entries read at once (``StoreDriver/pullMemorySnapshot(feeds:)``),
+    /// answered before the store; `nil`: every read goes to the store.
+    public var snapshot: PullMemorySnapshot?
 
     /// Creates the adapter.
     public init(
@@ -39,7 +42,7 @@ public struct StorePullMemory: PullMemory {
     /// The cache entry of `key`, as a ``CachedResponse``.
     public func cachedResponse(for key: String) -> CachedResponse? {
         do {
-            guard let entry = try store.cachedResponse(for: key) else { return nil }
+            guard let entry = try snapshot?.takeCachedResponse(for: key) ?? store.cachedResponse(for: key) else { return nil }
             var rebuild: (@Sendable () -> DecodedPage?)?
             if let summary = entry.page, let feed = entry.feed {
                 let store = self.store
@@ -65,6 +68,7 @@ public struct StorePullMemory: PullMemory {
     /// ``StoreDriver/baseline(for:source:)``.
     public func baseline(for feed: String) -> IncrementalBaseline? {
         guard let source = sources[feed] else { return nil }
+        if let state = snapshot?.takeState(of: feed) { return state?.baseline(source: source) }
         return read { try store.baseline(for: feed, source: source) }
     }
 

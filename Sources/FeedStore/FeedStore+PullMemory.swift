@@ -1,5 +1,6 @@
 public import FeedCore
 public import Foundation
+import FeedStorage
 import GRDB
 
 extension FeedStore {
@@ -17,13 +18,15 @@ extension FeedStore {
                         SELECT source, page_count, last_success_at, last_attempt_at, last_error
                         FROM feed WHERE name = ?
                         """,
-                    arguments: [feed]),
-                try row.decode(String.self, forColumn: "source") == source,
-                let lastSuccess = try row.decode(Double?.self, forColumn: "last_success_at"),
-                try row.decode(Double?.self, forColumn: "last_attempt_at") == lastSuccess,
-                try row.decode(String?.self, forColumn: "last_error") == nil
+                    arguments: [feed])
             else { return nil }
-            return IncrementalBaseline(pageCount: try row.decode(Int?.self, forColumn: "page_count"))
+            return StoredFeedState(
+                source: try row.decode(String.self, forColumn: "source"),
+                pageCount: try row.decode(Int?.self, forColumn: "page_count"),
+                lastSuccessAt: try row.decode(Double?.self, forColumn: "last_success_at"),
+                lastAttemptAt: try row.decode(Double?.self, forColumn: "last_attempt_at"),
+                lastError: try row.decode(String?.self, forColumn: "last_error")
+            ).baseline(source: source)
         }
     }
 

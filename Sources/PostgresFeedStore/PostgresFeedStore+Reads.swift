@@ -13,32 +13,70 @@ extension PostgresFeedStore {
         return try read("read the HTTP cache for \(url)") { db in
             guard
                 let row = try await db.row(
-                    """
-                    SELECT url, feed, etag, last_modified, status, headers, body, page, stored_at
-                    FROM http_cache WHERE url = \(url)
-                    """)
+                    "SELECT \(unescaped: Self.cacheColumns) FROM http_cache WHERE url = \(url)")
             else { return nil }
-            guard let headers = HTTPCacheEntry.decodeHeaders(try row.get("headers", String.self)) else {
+            return try Self.cacheEntry(from: row, location: location, operation: "read the HTTP cache for \(url)")
+        }
+    }
+
+    /// The columns ``cacheEntry(from:location:operation:)`` reads.
+    static let cacheColumns = "url, feed, etag, last_modified, status, headers, body, page, stored_at"
+
+    /// The cache entry a row of ``cacheColumns`` holds.
+    static func cacheEntry(from row: PostgresRandomAccessRow, location: String, operation: String) throws -> HTTPCacheEntry {
+        guard let headers = HTTPCacheEntry.decodeHeaders(try row.get("headers", String.self)) else {
+            throw StoreError(
+                kind: .damaged, path: location, operation: operation,
+                detail: "the stored header fields are not a JSON list of [name, value] pairs")
+        }
+        var page: StoredPageSummary?
+        if let text = try row.get("page", String?.self) {
+            guard let decoded = try? JSONDecoder().decode(StoredPageSummary.self, from: Data(text.utf8)) else {
                 throw StoreError(
-                    kind: .damaged, path: location, operation: "read the HTTP cache for \(url)",
-                    detail: "the stored header fields are not a JSON list of [name, value] pairs")
+                    kind: .damaged, path: location, operation: operation, detail: "the stored page summary is not valid")
             }
-            var page: StoredPageSummary?
-            if let text = try row.get("page", String?.self) {
-                guard let decoded = try? JSONDecoder().decode(StoredPageSummary.self, from: Data(text.utf8)) else {
-                    throw StoreError(
-                        kind: .damaged, path: location, operation: "read the HTTP cache for \(url)",
-                        detail: "the stored page summary is not valid")
-                }
-                page = decoded
+            page = decoded
+        }
+        var entry = HTTPCacheEntry(
+            url: try row.get("url"), status: Int(try row.get("status", Int32.self)), headers: headers,
+            body: try row.get("body", Data.self), etag: try row.get("etag"), lastModified: try row.get("last_modified"),
+            storedAt: Date(timeIntervalSince1970: try row.get("stored_at", Double.self)))
+        entry.page = page
+        entry.feed = try row.get("feed", String.self)
+        return entry
+    }
+
+    /// Feeds with more cache entries than this are left out of ``pullMemorySnapshot(feeds:)``'s cache.
+    static let snapshotPagesPerFeed = 8
+
+    /// The stored states and cache entries of `feeds` in two statements, for a pull of them (a
+    /// `feedagg serve` batch: 64 feeds, otherwise two round trips each).
+    public func pullMemorySnapshot(feeds: [String]) throws -> PullMemorySnapshot? {
+        guard !feeds.isEmpty else { return nil }
+        let location = self.location
+        let operation = "read the stored state and HTTP cache of \(feeds.count) feeds"
+        return try read(operation) { db in
+            var states: [String: StoredFeedState?] = Dictionary(uniqueKeysWithValues: feeds.map { ($0, nil) })
+            for raw in try await db.rows(
+                "SELECT name, \(unescaped: Self.stateColumns) FROM feed WHERE name = ANY(\(feeds)::text[])")
+            {
+                let row = raw.makeRandomAccess()
+                states[try row.get("name", String.self)] = try Self.feedState(from: row)
             }
-            var entry = HTTPCacheEntry(
-                url: try row.get("url"), status: Int(try row.get("status", Int32.self)), headers: headers,
-                body: try row.get("body", Data.self), etag: try row.get("etag"), lastModified: try row.get("last_modified"),
-                storedAt: Date(timeIntervalSince1970: try row.get("stored_at", Double.self)))
-            entry.page = page
-            entry.feed = try row.get("feed", String.self)
-            return entry
+            var cache: [String: HTTPCacheEntry] = [:]
+            // A feed of many pages keeps its per-key reads: an unchanged feed reads page 1 only,
+            // and reading every page's entry for it would cost more than the round trip saved.
+            for raw in try await db.rows(
+                """
+                SELECT \(unescaped: Self.cacheColumns) FROM http_cache WHERE feed IN (
+                    SELECT feed FROM http_cache WHERE feed = ANY(\(feeds)::text[])
+                    GROUP BY feed HAVING count(*) <= \(Self.snapshotPagesPerFeed))
+                """)
+            {
+                let entry = try Self.cacheEntry(from: raw.makeRandomAccess(), location: location, operation: operation)
+                cache[entry.url] = entry
+            }
+            return PullMemorySnapshot(states: states, cache: cache)
         }
     }
 
@@ -68,19 +106,21 @@ extension PostgresFeedStore {
 
     /// The incremental baseline of `feed` (see SQLite's `FeedStore.baseline(for:source:)`).
     public func baseline(for feed: String, source: String) throws -> IncrementalBaseline? {
-        let pageCount: Int?? = try read("read the stored state of feed '\(feed)'") { db in
-            guard
-                let row = try await db.row(
-                    "SELECT source, page_count, last_success_at, last_attempt_at, last_error FROM feed WHERE name = \(feed)"),
-                try row.get("source", String.self) == source,
-                let lastSuccess = try row.get("last_success_at", Double?.self),
-                try row.get("last_attempt_at", Double?.self) == lastSuccess,
-                try row.get("last_error", String?.self) == nil
-            else { return nil }
-            return .some(try row.get("page_count", Int64?.self).map(Int.init))
+        try read("read the stored state of feed '\(feed)'") { db in
+            try await db.row("SELECT \(unescaped: Self.stateColumns) FROM feed WHERE name = \(feed)")
+                .map(Self.feedState(from:))?.baseline(source: source)
         }
-        guard let pageCount else { return nil }
-        return IncrementalBaseline(pageCount: pageCount)
+    }
+
+    /// The columns ``feedState(from:)`` reads.
+    static let stateColumns = "source, page_count, last_success_at, last_attempt_at, last_error"
+
+    /// The state a row of ``stateColumns`` holds.
+    static func feedState(from row: PostgresRandomAccessRow) throws -> StoredFeedState {
+        StoredFeedState(
+            source: try row.get("source", String.self), pageCount: try row.get("page_count", Int64?.self).map(Int.init),
+            lastSuccessAt: try row.get("last_success_at", Double?.self), lastAttemptAt: try row.get("last_attempt_at", Double?.self),
+            lastError: try row.get("last_error", String?.self))
     }
 
     /// The content digest of every visible item of `feed`, by id.

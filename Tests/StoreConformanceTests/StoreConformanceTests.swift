@@ -249,6 +249,57 @@ struct StoreConformanceTests {
         #expect(try store.firstSeen([("a", "1"), ("a", "nope")]).mapValues(\.count) == ["a": 1])
     }
 
+    @Test("a pull's start reads the same through a snapshot of many feeds as one read at a time; each snapshot entry answers once", arguments: StoreEngine.allCases)
+    func pullMemorySnapshot(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        func entry(_ url: String, etag: String) -> HTTPCacheEntry {
+            var headers = HTTPHeaders()
+            headers.add("ETag", etag)
+            return HTTPCacheEntry(url: url, status: 200, headers: headers, body: Data(etag.utf8))
+        }
+        let pages = (1...9).map { "https://api.example.com/big?page=\($0)" }
+        try store.commitPull(pull("a", [item("1", day: 1)], cache: [entry("https://api.example.com/a", etag: "\"a1\"")]))
+        try store.commitPull(pull("big", [item("2", day: 2)], cache: pages.map { entry($0, etag: "\"big\"") }))
+        try store.commitPull(pull("failed", [item("3", day: 3)], cache: [entry("https://api.example.com/failed", etag: "\"f\"")]))
+        try store.recordFailure(feed: "failed", source: "test.items", error: "HTTP 500", stats: PullStats(requests: 1))
+        let feeds = ["a", "big", "failed", "other-source", "new"]
+        try store.commitPull(pull("other-source", [item("4", day: 4)], source: "test.other"))
+        let sources = Dictionary(uniqueKeysWithValues: feeds.map { ($0, "test.items") })
+        let keys = ["https://api.example.com/a", "https://api.example.com/failed", "https://api.example.com/none"] + pages
+
+        let snapshot = try store.pullMemorySnapshot(feeds: feeds)
+        #expect((snapshot != nil) == (engine == .postgres), "PostgreSQL reads a batch's start at once; SQLite reads in process")
+        let plain = StorePullMemory(store: store, sources: sources)
+        var batched = plain
+        batched.snapshot = snapshot
+        for feed in feeds {
+            #expect(batched.baseline(for: feed) == plain.baseline(for: feed), "baseline of \(feed)")
+        }
+        #expect(plain.baseline(for: "a") != nil && plain.baseline(for: "failed") == nil && plain.baseline(for: "new") == nil)
+        #expect(plain.baseline(for: "other-source") == nil)
+        for key in keys {
+            let expected = plain.cachedResponse(for: key)
+            let got = batched.cachedResponse(for: key)
+            #expect(got?.etag == expected?.etag && got?.body == expected?.body && got?.key == expected?.key, "\(key)")
+        }
+        if let snapshot {
+            // Every entry above was answered once; a feed of more than 8 pages was left to its own reads.
+            #expect(snapshot.takeState(of: "a") == nil && snapshot.takeCachedResponse(for: "https://api.example.com/a") == nil)
+            let fresh = try #require(try store.pullMemorySnapshot(feeds: feeds))
+            #expect(fresh.takeState(of: "new") == .some(nil))
+            #expect(fresh.takeCachedResponse(for: pages[0]) == nil)
+            // What a pull commits after the snapshot is read from the store after the first answer.
+            try store.commitPull(pull("a", [item("1", day: 1)], cache: [entry("https://api.example.com/a", etag: "\"a2\"")]))
+            var later = plain
+            later.snapshot = fresh
+            #expect(later.cachedResponse(for: "https://api.example.com/a")?.etag == "\"a1\"")
+            #expect(later.cachedResponse(for: "https://api.example.com/a")?.etag == "\"a2\"")
+        }
+    }
+
     @Test("two stores opening one fresh database at once migrate it once", arguments: StoreEngine.allCases)
     func concurrentOpen(engine: StoreEngine) async throws {
         let opened = try await engine.open()
