@@ -73,10 +73,16 @@ final class PostgresSharedSchedule: SharedSchedule {
         }
     }
 
-    func complete(_ lease: SharedLease, failure: String?, rateLimitedUntil: Date?) async throws -> Bool {
-        let held = FeedLease(feed: lease.feed, generation: lease.generation, expiresAt: lease.expiresAt, takenOverFrom: lease.takenOverFrom)
-        let outcome: PullOutcome = failure.map { .failed(message: $0, rateLimitedUntil: rateLimitedUntil) } ?? .succeeded
-        return try await coordinator.complete(held, outcome: outcome)
+    func complete(_ completions: [SharedCompletion]) async throws -> Set<String> {
+        try await coordinator.complete(
+            completions.map { completion in
+                let lease = completion.lease
+                let held = FeedLease(
+                    feed: lease.feed, generation: lease.generation, expiresAt: lease.expiresAt, takenOverFrom: lease.takenOverFrom)
+                let outcome: PullOutcome =
+                    completion.failure.map { .failed(message: $0, rateLimitedUntil: completion.rateLimitedUntil) } ?? .succeeded
+                return (held, outcome)
+            })
     }
 
     func recordPause(host: String, until: Date, setBy feed: String) async throws {

@@ -14,6 +14,10 @@ struct SharedState: Sendable {
     var lastLease: ContinuousClock.Instant?
     /// The latest refresh request: its time on the database's clock, and its feeds.
     var request: (at: Date, feeds: [String])?
+    /// Finished pulls whose leases are not ended yet (ending them failed): sent again at every
+    /// lease poll. A heartbeat renews every lease this worker holds, so a completion dropped
+    /// would keep its feed from every worker until this one stops.
+    var unfinished: [SharedCompletion] = []
     /// The last error reported, so a database that stays down is reported once, not every tick.
     var lastError: String?
 }
@@ -81,6 +85,7 @@ extension PullScheduler {
         let now = clock.now
         if case .tick = event, let last = sharedState.lastLease, now - last < pollPeriod { return [] }
         sharedState.lastLease = now
+        await sendCompletions()
         // The pauses other workers recorded, for the running pulls' engines (before anything else:
         // a worker with no room for more feeds still has pulls that must see them).
         do {
@@ -101,10 +106,11 @@ extension PullScheduler {
         }
         let started = Date()
         var batch: [String] = []
+        // Removed by a reload while leasing: given back through a completion.
+        var givenBack: [SharedCompletion] = []
         for lease in taken {
             guard var feed = feeds[lease.feed], !feed.running else {
-                // Removed by a reload while leasing: give it back through a completion.
-                _ = try? await shared.complete(lease, failure: nil, rateLimitedUntil: nil)
+                givenBack.append(SharedCompletion(lease: lease))
                 continue
             }
             if let previous = lease.takenOverFrom, previous != shared.workerID {
@@ -117,6 +123,10 @@ extension PullScheduler {
             feeds[lease.feed] = feed
             sharedState.leases[lease.feed] = lease
             batch.append(lease.feed)
+        }
+        if !givenBack.isEmpty {
+            sharedState.unfinished += givenBack
+            await sendCompletions()
         }
         return batch.isEmpty ? [] : [batch]
     }
@@ -143,19 +153,35 @@ extension PullScheduler {
             if feed?.lastResult == .failed { failure = feed?.lastError ?? "failed" }
             if feed?.lastResult == .skipped { failure = "skipped: another feedagg process held the store's claim" }
             let stop = stops[name]
-            do {
-                if let stop, stop.pausedBy == nil {
+            if let stop, stop.pausedBy == nil {
+                do {
                     try await shared.recordPause(host: stop.host, until: stop.until, setBy: name)
+                } catch {
+                    report("cannot share the rate limit '\(name)' met", error)
                 }
-                let completed = try await shared.complete(lease, failure: failure, rateLimitedUntil: stop?.until)
-                if !completed {
-                    aggregator.console.error(
-                        "feedagg serve: feed '\(name)': its lease expired and another worker took it during this pull; "
-                            + "that worker's pull sets when it is due next")
-                }
-            } catch {
-                report("cannot complete the lease of '\(name)'", error)
             }
+            sharedState.unfinished.append(SharedCompletion(lease: lease, failure: failure, rateLimitedUntil: stop?.until))
+        }
+        await sendCompletions()
+    }
+
+    /// Ends the leases of ``SharedState/unfinished`` in one statement; after a failure they stay
+    /// there for the next lease poll. (Only the scheduler's loop calls it, one call at a time.)
+    private func sendCompletions() async {
+        guard let shared, !sharedState.unfinished.isEmpty else { return }
+        let completions = sharedState.unfinished
+        do {
+            let completed = try await shared.complete(completions)
+            sharedState.unfinished.removeFirst(completions.count)
+            for name in completions.map(\.lease.feed) where !completed.contains(name) {
+                aggregator.console.error(
+                    "feedagg serve: feed '\(name)': its lease expired and another worker took it during this pull; "
+                        + "that worker's pull sets when it is due next")
+            }
+        } catch {
+            let names = completions.map(\.lease.feed)
+            let shown = names.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+            report("cannot complete the leases of \(shown) (trying again)", error)
         }
     }
 

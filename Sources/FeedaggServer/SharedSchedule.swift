@@ -20,9 +20,10 @@ protocol SharedSchedule: Sendable {
     /// Takes up to `limit` due feeds among `names` that no other worker holds and no shared
     /// rate-limit pause holds back.
     func lease(limit: Int, among names: [String]) async throws -> [SharedLease]
-    /// Ends `lease`, setting when the feed is due next; `false` when the lease was lost to another
-    /// worker (its outcome is then not recorded).
-    func complete(_ lease: SharedLease, failure: String?, rateLimitedUntil: Date?) async throws -> Bool
+    /// Ends the leases of `completions` (one round trip), setting when each feed is due next;
+    /// returns the feeds whose lease was ended. A lease lost to another worker is not among them
+    /// (its outcome is then not recorded).
+    func complete(_ completions: [SharedCompletion]) async throws -> Set<String>
     /// Shares a rate limit `feed` met on `host` (`host:port`): no worker starts a feed with that
     /// origin and `feed`'s credential before `until`.
     func recordPause(host: String, until: Date, setBy feed: String) async throws
@@ -76,6 +77,15 @@ struct SharedLease: Sendable, Hashable {
     var expiresAt: Date
     /// The worker whose lease expired before this one (a dead worker), if any.
     var takenOverFrom: String?
+}
+
+/// How a leased feed's pull ended, for ``SharedSchedule/complete(_:)``.
+struct SharedCompletion: Sendable {
+    var lease: SharedLease
+    /// Why the pull failed; `nil` after a success.
+    var failure: String?
+    /// A rate limit's reset the feed met: it is not due before.
+    var rateLimitedUntil: Date?
 }
 
 /// One feed of the shared schedule.

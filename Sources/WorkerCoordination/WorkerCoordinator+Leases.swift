@@ -104,37 +104,57 @@ extension WorkerCoordinator {
     /// Returns `false` (and changes nothing) when the lease was lost to another worker.
     @discardableResult
     public func complete(_ lease: FeedLease, outcome: PullOutcome) async throws(CoordinationError) -> Bool {
-        let jitterFactor = settings.jitter == 0 ? 1 : Double.random(in: (1 - settings.jitter)...(1 + settings.jitter))
-        let succeeded: Bool
-        let message: String?
-        let notBefore: Date?
-        switch outcome {
-        case .succeeded: (succeeded, message, notBefore) = (true, nil, nil)
-        case .failed(let text, let until): (succeeded, message, notBefore) = (false, text, until)
+        try await complete([(lease, outcome)]).contains(lease.feed)
+    }
+
+    /// Ends every lease of `completions` in one statement, each as ``complete(_:outcome:)`` ends
+    /// one (a worker ends a whole batch's leases when the batch's pull returns). Returns the feeds
+    /// whose lease was ended; a lease lost to another worker is left alone and not among them.
+    public func complete(_ completions: [(lease: FeedLease, outcome: PullOutcome)]) async throws(CoordinationError) -> Set<String> {
+        guard !completions.isEmpty else { return [] }
+        var feeds: [String] = [], generations: [Int64] = [], succeeded: [Bool] = [], jitter: [Double] = []
+        var messages: [String] = [], hasMessage: [Bool] = [], notBefore: [Double] = [], hasNotBefore: [Bool] = []
+        for (lease, outcome) in completions {
+            feeds.append(lease.feed)
+            generations.append(lease.generation)
+            jitter.append(settings.jitter == 0 ? 1 : Double.random(in: (1 - settings.jitter)...(1 + settings.jitter)))
+            var message: String?
+            var until: Date?
+            if case .failed(let text, let reset) = outcome { (message, until) = (text, reset) }
+            succeeded.append(outcome == .succeeded)
+            messages.append(message ?? "")
+            hasMessage.append(message != nil)
+            notBefore.append(until?.timeIntervalSince1970 ?? 0)
+            hasNotBefore.append(until != nil)
         }
         let cap = Int64(settings.maxBackoffFactor)
-        return try await attempt("completing the lease of \(lease.feed)") {
+        return try await attempt("completing the leases of \(completions.count == 1 ? feeds[0] : "\(completions.count) feeds")") {
+            // Arrays of PostgreSQL cannot carry Swift optionals here: a flag array says which
+            // message and reset time are absent.
             let rows = try await client.query(
                 """
-                UPDATE feed_leases
+                UPDATE feed_leases AS l
                 SET lease_owner = NULL, lease_expires_at = NULL,
-                    failures = CASE WHEN \(succeeded) THEN 0 ELSE failures + 1 END,
+                    failures = CASE WHEN c.succeeded THEN 0 ELSE l.failures + 1 END,
                     last_pulled_at = clock_timestamp(),
-                    last_error = \(message),
-                    next_due_at = CASE WHEN refresh_requested_at >= leased_at
-                        THEN greatest(clock_timestamp(), coalesce(\(notBefore)::timestamptz, '-infinity'::timestamptz))
+                    last_error = CASE WHEN c.has_message THEN c.message END,
+                    next_due_at = CASE WHEN l.refresh_requested_at >= l.leased_at
+                        THEN greatest(clock_timestamp(), CASE WHEN c.has_not_before THEN to_timestamp(c.not_before) ELSE '-infinity'::timestamptz END)
                         ELSE greatest(
-                        clock_timestamp() + interval '1 millisecond' * (CASE WHEN \(succeeded)
-                            THEN interval_ms * \(jitterFactor)::double precision
-                            ELSE least(interval_ms * least(\(cap)::bigint, power(2, least(failures + 1, 62))::bigint),
-                                       greatest(interval_ms, 86400000))::double precision END),
-                        coalesce(\(notBefore)::timestamptz, '-infinity'::timestamptz)) END
-                WHERE feed = \(lease.feed) AND lease_owner = \(id.rawValue) AND lease_generation = \(lease.generation)
-                RETURNING feed
+                        clock_timestamp() + interval '1 millisecond' * (CASE WHEN c.succeeded
+                            THEN l.interval_ms * c.jitter
+                            ELSE least(l.interval_ms * least(\(cap)::bigint, power(2, least(l.failures + 1, 62))::bigint),
+                                       greatest(l.interval_ms, 86400000))::double precision END),
+                        CASE WHEN c.has_not_before THEN to_timestamp(c.not_before) ELSE '-infinity'::timestamptz END) END
+                FROM unnest(\(feeds)::text[], \(generations)::bigint[], \(succeeded)::boolean[], \(jitter)::double precision[],
+                            \(messages)::text[], \(hasMessage)::boolean[], \(notBefore)::double precision[], \(hasNotBefore)::boolean[])
+                    AS c(feed, generation, succeeded, jitter, message, has_message, not_before, has_not_before)
+                WHERE l.feed = c.feed AND l.lease_owner = \(id.rawValue) AND l.lease_generation = c.generation
+                RETURNING l.feed
                 """, logger: logger)
-            var updated = false
-            for try await _ in rows.decode(String.self) { updated = true }
-            return updated
+            var completed: Set<String> = []
+            for try await feed in rows.decode(String.self) { completed.insert(feed) }
+            return completed
         }
     }
 

@@ -157,6 +157,41 @@ struct LeaseTests {
         }
     }
 
+    @Test("a batch's leases end in one statement, each with its own outcome; a lease lost meanwhile is left to its new holder")
+    func batchCompletion() async throws {
+        try await withCoordinationDatabase { client, _ in
+            let slow = WorkerCoordinator(
+                client: client, id: WorkerID("batch"), settings: CoordinationSettings(leaseTimeout: .seconds(1), jitter: 0),
+                logger: testLogger)
+            let other = WorkerCoordinator(client: client, id: WorkerID("other"), logger: testLogger)
+            try await slow.declare(["ok": .seconds(60), "broken": .seconds(60), "limited": .seconds(60), "lost": .seconds(60)])
+            let leases = try await slow.leaseDueFeeds(limit: 4)
+            #expect(leases.count == 4)
+            // Every lease expires; the other worker takes "lost" (an expired lease nobody took is
+            // still this worker's to complete).
+            let taken = try await poll { try await other.leaseDueFeeds(limit: 1, among: ["lost"]).first }
+            #expect(taken?.feed == "lost")
+            let reset = Date().addingTimeInterval(3_600)
+            let outcomes: [String: PullOutcome] = [
+                "ok": .succeeded, "broken": .failed(message: "HTTP 500", rateLimitedUntil: nil),
+                "limited": .failed(message: "HTTP 429", rateLimitedUntil: reset), "lost": .succeeded,
+            ]
+            let completed = try await slow.complete(leases.map { ($0, outcomes[$0.feed]!) })
+            #expect(completed == ["ok", "broken", "limited"])
+            let schedule = Dictionary(uniqueKeysWithValues: try await slow.schedule().map { ($0.feed, $0) })
+            let ok = try #require(schedule["ok"]), broken = try #require(schedule["broken"])
+            let limited = try #require(schedule["limited"]), stillHeld = try #require(schedule["lost"])
+            #expect(ok.heldBy == nil && ok.failures == 0 && ok.lastError == nil)
+            #expect(abs(ok.nextDueAt.timeIntervalSince(try #require(ok.lastPulledAt)) - 60) < 1)
+            #expect(broken.heldBy == nil && broken.failures == 1 && broken.lastError == "HTTP 500")
+            #expect(abs(broken.nextDueAt.timeIntervalSince(try #require(broken.lastPulledAt)) - 120) < 1)
+            #expect(limited.failures == 1 && limited.lastError == "HTTP 429")
+            #expect(abs(limited.nextDueAt.timeIntervalSince(reset)) < 0.01)
+            #expect(stillHeld.heldBy == "other" && stillHeld.lastPulledAt == nil, "the lost lease was not completed: \(stillHeld)")
+            #expect(try await slow.complete([]).isEmpty)
+        }
+    }
+
     @Test("next due: one interval after a success, doubling after failures, never before a rate limit's reset")
     func nextDueTimes() async throws {
         try await withCoordinationDatabase { client, _ in
