@@ -14,6 +14,9 @@ struct SharedState: Sendable {
     var lastLease: ContinuousClock.Instant?
     /// The latest refresh request: its time on the database's clock, and its feeds.
     var request: (at: Date, feeds: [String])?
+    /// Feeds of a refresh the database did not take (making them due failed): tried again at
+    /// every lease poll, and the refresh is not done until it succeeds.
+    var undelivered: [String] = []
     /// Finished pulls whose leases are not ended yet (ending them failed): sent again at every
     /// lease poll. A heartbeat renews every lease this worker holds, so a completion dropped
     /// would keep its feed from every worker until this one stops.
@@ -86,6 +89,7 @@ extension PullScheduler {
         if case .tick = event, let last = sharedState.lastLease, now - last < pollPeriod { return [] }
         sharedState.lastLease = now
         await sendCompletions()
+        if !sharedState.undelivered.isEmpty { await refreshShared([]) }
         // The pauses other workers recorded, for the running pulls' engines (before anything else:
         // a worker with no room for more feeds still has pulls that must see them).
         do {
@@ -186,12 +190,19 @@ extension PullScheduler {
     }
 
     /// Makes `names` due now in the shared schedule (any worker may take them).
+    /// A failure keeps the feeds for the next lease poll (``SharedState/undelivered``): the status
+    /// said done, from the previous request, and the refresh was lost.
     func refreshShared(_ names: [String]) async {
-        guard let shared, sharedState.started, !names.isEmpty else { return }
+        guard let shared, sharedState.started else { return }
+        var seen = Set<String>()
+        let wanted = (sharedState.undelivered + names).filter { seen.insert($0).inserted }
+        guard !wanted.isEmpty else { return }
         do {
-            sharedState.request = (try await shared.makeDue(names), names)
+            sharedState.request = (try await shared.makeDue(wanted), wanted)
+            sharedState.undelivered = []
         } catch {
-            report("cannot make feeds due", error)
+            sharedState.undelivered = wanted
+            report("cannot make \(wanted.count) feeds due for a refresh (trying again)", error)
         }
     }
 

@@ -405,7 +405,8 @@ actor PullScheduler: Service {
         if shared != nil { status = await sharedStatus(status) }
         // A refresh asked for while the schedule was being set up, or still being registered, is not
         // done (without this, a status read during the registration's round trip said done).
-        if pendingRefresh != nil || refreshesRegistering > 0 { status.done = false }
+        // Nor is one the database did not take yet (tried again at every lease poll).
+        if pendingRefresh != nil || refreshesRegistering > 0 || !sharedState.undelivered.isEmpty { status.done = false }
         return status
     }
 
