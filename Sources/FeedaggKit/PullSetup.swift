@@ -41,7 +41,7 @@ struct PullSetup {
             store: store, sources: Dictionary(feeds.map { ($0.name, $0.source.typeName) }, uniquingKeysWith: { a, _ in a }),
             originRewrite: replay.map { (Self.origin(of: $0.baseURL), "replay:") },
             onError: { [console] error in console.error("warning: \(error); fetching without the cache") })
-        if feeds.count > 1 && settings.recordDirectory == nil {
+        if (2...Self.snapshotFeeds).contains(feeds.count) && settings.recordDirectory == nil {
             // One read for every feed's start instead of two per feed (PostgreSQL; SQLite has none).
             do {
                 storeMemory.snapshot = try store.pullMemorySnapshot(feeds: feeds.map(\.name))
@@ -103,6 +103,11 @@ struct PullSetup {
                 console.error(wait.message)
             })
     }
+
+    /// The most feeds a pull reads the start of at once (``StoreDriver/pullMemorySnapshot(feeds:)``):
+    /// a `feedagg serve` batch (64) always; a larger pull reads each feed's start on its own rather
+    /// than hold thousands of cache entries, most of them pages an unchanged feed never reads.
+    static let snapshotFeeds = 256
 
     /// `scheme://host[:port]` of `url`, as cache keys and recordings name origins.
     static func origin(of url: URL) -> String {
