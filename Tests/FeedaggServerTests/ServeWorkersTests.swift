@@ -149,6 +149,12 @@ struct ServeWorkersTests {
             // reset (sent as whole seconds: up to 1 s early). That is 20 s of silence checked.
             let window = limited.addingTimeInterval(8)...reset.addingTimeInterval(-1.5)
             let during = apis[1].served.filter { window.contains($0.at) }
+            let lastBeforeReset = apis[1].served.filter { $0.at > limited && $0.at < reset.addingTimeInterval(-1.5) }.map(\.at).max()
+            let afterLimit = apis[1].served.filter { $0.at > limited && $0.at < reset.addingTimeInterval(-1.5) }.count
+            print(
+                "rate limit: \(afterLimit) requests reached the paused server after its first 403, the last "
+                    + String(format: "%.2f", (lastBeforeReset ?? limited).timeIntervalSince(limited))
+                    + " s after it; none then until the reset \(String(format: "%.1f", reset.timeIntervalSince(limited))) s after it")
             #expect(during.isEmpty, "requests to the paused server: \(during.prefix(10))")
             #expect(apis[0].served.filter { window.contains($0.at) }.count >= Self.feedsPerServer, "server 0 went on")
             try await ServeScheduleTests.eventually("every feed of server 1 pulled after the reset", timeout: .seconds(300)) {
