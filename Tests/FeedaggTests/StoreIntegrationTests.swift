@@ -34,6 +34,9 @@ final class VersionedAPI: Sendable {
         /// Requests whose path and `page` match get this response instead.
         var pageFaults: [String: LoopbackResponse] = [:]
         var requests: [LoopbackRequest] = []
+        /// Every page asked for (path, page), never reset, and where it stood when each fault was set.
+        var pagesAsked: [(path: String, page: Int)] = []
+        var faultSetAt: [String: Int] = [:]
     }
 
     let state = Mutex(State())
@@ -52,8 +55,34 @@ final class VersionedAPI: Sendable {
     func fail(with status: Int?) { state.withLock { $0.failStatus = status } }
 
     /// Answers page `page` of `path` with `response` (`nil`: normally again).
+    ///
+    /// The fault is answered only once every earlier page of `path` has been asked for since it
+    /// was set (at most 10 s later): a walk sends pages 2… together after page 1, and a fault
+    /// answered first would stop the walk before it sent the pages ahead of it (a rate limit then
+    /// holds them back), which is a different scene from the one the tests describe ("the 20 items
+    /// before page 3 are saved"). Seen under load in CI: page 3's 403 arrived before page 2 was sent.
     func fault(_ path: String, page: Int, _ response: LoopbackResponse?) {
-        state.withLock { $0.pageFaults["\(path)#\(page)"] = response }
+        state.withLock {
+            $0.pageFaults["\(path)#\(page)"] = response
+            $0.faultSetAt["\(path)#\(page)"] = $0.pagesAsked.count
+        }
+    }
+
+    /// Waits until every page of `request`'s path before its page has been asked for since a
+    /// fault was set on it (see ``fault(_:page:_:)``); returns at once for a page without one.
+    private func awaitEarlierPages(_ request: LoopbackRequest) async {
+        let page = Self.query(request)["page"].flatMap(Int.init) ?? 1
+        let key = "\(request.path)#\(page)"
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let ready = state.withLock { state -> Bool in
+                guard state.pageFaults[key] != nil, let since = state.faultSetAt[key] else { return true }
+                let asked = Set(state.pagesAsked[since...].filter { $0.path == request.path }.map(\.page))
+                return (1..<page).allSatisfy(asked.contains)
+            }
+            if ready { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     var requests: [LoopbackRequest] { state.withLock { $0.requests } }
@@ -68,6 +97,7 @@ final class VersionedAPI: Sendable {
             state -> ([Record]?, Duration?, Int?, LoopbackResponse?) in
             state.requests.append(request)
             let page = Self.query(request)["page"].flatMap(Int.init) ?? 1
+            state.pagesAsked.append((request.path, page))
             let key = "\(request.path)#\(page)"
             return (state.collections[request.path], state.slowPages[key], state.failStatus, state.pageFaults[key])
         }
@@ -118,7 +148,8 @@ final class VersionedAPI: Sendable {
     func start() async throws -> LoopbackHTTPServer {
         let base = Mutex("")
         let server = try await LoopbackHTTPServer.start { [self] request in
-            handle(request, base: base.withLock { $0 })
+            await awaitEarlierPages(request)
+            return handle(request, base: base.withLock { $0 })
         }
         base.withLock { $0 = server.baseURL }
         return server
