@@ -42,8 +42,9 @@ public struct StoredFeedState: Sendable, Equatable {
     public var source: String
     /// Pages of the last complete walk.
     public var pageCount: Int?
-    /// When the last pull succeeded and when the last one was attempted (seconds since 1970).
+    /// When the last pull succeeded (seconds since 1970).
     public var lastSuccessAt: Double?
+    /// When the last pull was attempted, successful or not (seconds since 1970).
     public var lastAttemptAt: Double?
     /// The last pull's error, if it failed.
     public var lastError: String?

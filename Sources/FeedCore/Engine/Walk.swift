@@ -6,6 +6,8 @@ struct Walk {
     let feed: Feed
     /// Where accepted pages go; without one they are collected in ``Haul/items``.
     let sink: (any PageSink)?
+    /// What each fetched page keeps, from ``sink``.
+    var retention: PageRetention { PageRetention(sink: sink) }
     /// What the feed may still wait on retries and rate limits.
     let budget: RetryBudget
 
@@ -358,7 +360,7 @@ struct Walk {
         while number <= maxPages {
             let head = number == 1 ? position.head : nil
             let fetched = await engine.fetch(
-                url, number: number, feed: feed, budget: budget, retention: PageRetention(sink: sink), head: head)
+                url, number: number, feed: feed, budget: budget, retention: retention, head: head)
             if case .failure(let failure) = fetched { ending.error = failure }
             // A `304` (the head did not move) or a failure (recorded) ends it.
             guard case .success(.page(let decoded, let outcome, let remembered)) = fetched else { return }
@@ -389,7 +391,7 @@ struct Walk {
         let base = position.pageBase + position.pages
         let budget = self.budget
         let prefetched = self.prefetched
-        let retention = PageRetention(sink: sink)
+        let retention = self.retention
         // Pages fetched ahead of the oldest one not yet accepted; bounds the memory a slow page costs.
         let window = max(engine.pageConcurrency * 2, 2)
         return await withTaskGroup(of: (Int, Result<Fetched, FeedError>).self) { group -> PageOutcome? in
@@ -456,9 +458,9 @@ struct Walk {
         let engine = self.engine
         let feed = self.feed
         let budget = self.budget
+        let retention = self.retention
         for (offset, url) in urls.enumerated() {
             let number = offset + 2
-            let retention = PageRetention(sink: sink)
             prefetched[number] = Task {
                 await engine.fetch(url, number: number, feed: feed, budget: budget, retention: retention)
             }
@@ -482,7 +484,7 @@ struct Walk {
     {
         let result = await engine.fetch(
             url, number: number, feed: feed, budget: budget, notModifiedEndsFeed: notModifiedEndsFeed,
-            retention: PageRetention(sink: sink))
+            retention: retention)
         if case .failure(let failure) = result { ending.error = failure }
         return result
     }
