@@ -5,9 +5,10 @@ BIN := .build/release/feedagg
 # libxml2 parses RSS, Atom and RDF (`source: feed`); chromium with its driver and newsboat are the
 # real browser and the real feed reader the serve tests drive; postgresql's server programs are what
 # the tests' throwaway cluster runs (FeedaggTesting's PostgresCluster: initdb into a temporary
-# folder, a free loopback port; a system cluster the package may start on 5432 is not used).
+# folder, a free loopback port; a system cluster the package may start on 5432 is not used); wrk is
+# the load the serve tests put on it (256 connections); openssl makes the TLS tests' throwaway CA.
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libyaml-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv \
-  chromium chromium-driver newsboat postgresql
+  chromium chromium-driver newsboat postgresql wrk openssl
 VENV := .build/venv
 
 .PHONY: deps pytools build release install man demo test bench bench-cpu bench-cpu-run bench-feed bench-feed-run fixtures fuzz clean

@@ -50,8 +50,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Already in postgres-nio's graph; WorkerCoordination hashes credentials with its SHA-256.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
@@ -90,14 +88,10 @@ let package = Package(
         .target(name: "GitHubStargazersSource", dependencies: ["FeedCore", "GitHubSource"], swiftSettings: strict),
         // `source: feed`: RSS, Atom and JSON Feed documents, read with libxml2's streaming reader.
         .target(name: "WebFeedSource", dependencies: ["FeedCore", "CLibXML2"], swiftSettings: strict),
-        // `source: exec`: plugins in any language, run through swift-subprocess, speaking JSON lines.
-        .target(
-            name: "ExecSource",
-            dependencies: [
-                "FeedCore", .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strict),
+        // `source: exec`: plugins in any language, speaking JSON lines. Run by its own posix_spawn
+        // type (PluginProcess), not swift-subprocess: 1.0's fatalError on a descriptor dropped on an
+        // error path (a plugin exiting before reading its input) crashed `feedagg serve`.
+        .target(name: "ExecSource", dependencies: ["FeedCore"], swiftSettings: strict),
         // new-source inserts source module targets above this line (keep it)
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
@@ -163,6 +157,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
 

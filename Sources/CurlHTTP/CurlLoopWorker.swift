@@ -200,7 +200,7 @@ final class CurlLoopWorker {
             let failure: TransportError.Kind? = if case .failure(let error) = outcome { error.kind } else { nil }
             onTransfer(
                 CurlClient.TransferMetrics(
-                    url: Redaction.redact(effectiveURL ?? transfer.request.url.absoluteString),
+                    url: Redaction.shown(effectiveURL ?? transfer.request.url.absoluteString),
                     status: failure == nil ? status : nil, failure: failure,
                     bytesReceived: transfer.bytesReceived, seconds: seconds,
                     queuedSeconds: queuedFor.seconds,

@@ -54,17 +54,28 @@ public struct FeedsDocument: Sendable {
         /// `lease_timeout`: seconds a `feedagg serve` worker on a PostgreSQL store holds a feed
         /// without renewing its lease (``LeaseTimeout``).
         public var leaseTimeout: Double = LeaseTimeout.standard
+        /// `min_refresh`: seconds after a feed's last pull during which `feedagg serve` refuses to
+        /// pull it again on request (`POST /api/refresh`), so repeated requests cannot spend the
+        /// feed's credentials (``MinRefresh``; 0 turns the limit off).
+        public var minRefresh: Double = MinRefresh.standard
+        /// `redact_params`: further URL query parameter names whose values are secrets, redacted
+        /// wherever a URL is shown (beside the names ``Redaction`` always redacts).
+        public var redactParams: [String] = []
         /// `store`: where this configuration's store is when neither `--db` nor `FEEDAGG_DB` says: a
         /// SQLite file (relative to feeds.yaml's folder) or a `postgres://` URL (`${VAR}` expanded).
         public var store: String?
         /// `store_password_file`: the PostgreSQL password, read from a file only its owner can read
         /// (the `token_file` rules). Never printed.
         public var storePassword: String?
+        /// `store_tls`: libpq's TLS parameters of a PostgreSQL store (`sslmode`, `sslrootcert`, `sslcert`,
+        /// `sslkey`), file paths resolved; the store URL's own parameters win (docs/store.md, "TLS").
+        public var storeTLS: [String: String] = [:]
 
         /// The accepted keys, sorted.
         public static let keys = [
-            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "lease_timeout", "max_connections_per_host", "page_concurrency", "rate_limit_wait", "retries", "retry_max_wait",
-            "store", "store_password_file", "timeout", "user_agent",
+            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "lease_timeout", "max_connections_per_host", "min_refresh", "page_concurrency", "rate_limit_wait",
+            "redact_params", "retries", "retry_max_wait",
+            "store", "store_password_file", "store_tls", "timeout", "user_agent",
         ]
         /// The range of `retries`.
         public static let retriesRange = 0...10

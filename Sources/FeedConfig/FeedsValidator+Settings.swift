@@ -103,8 +103,13 @@ extension FeedsValidator {
         if let value = attempt({ try parameters.value("lease_timeout").map { try LeaseTimeout.seconds($0) } }) {
             settings.leaseTimeout = value
         }
+        if let value = attempt({ try parameters.value("min_refresh").map { try MinRefresh.seconds($0) } }) {
+            settings.minRefresh = value
+        }
+        if let value = attempt({ try Self.redactParams(in: parameters) }) { settings.redactParams = value }
         if let value = attempt({ try Self.store(in: parameters, paths: secretFiles) }) { settings.store = value }
         settings.storePassword = try? parameters.string("store_password")
+        if let value = attempt({ try Self.storeTLS(in: parameters, paths: secretFiles) }) { settings.storeTLS = value }
         for (key, value) in entries where value.isNull && !value.unsetVariables.isEmpty {
             warnings.append(
                 PendingWarning(
@@ -125,6 +130,23 @@ extension FeedsValidator {
         let lowered = trimmed.lowercased()
         if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") { return trimmed }
         return paths.resolved(trimmed)
+    }
+
+    /// The `redact_params` setting, when given: a list of query parameter names (letters, digits,
+    /// `_`, `-`, `.`).
+    static func redactParams(in parameters: FeedParameters) throws -> [String]? {
+        guard let entries = try parameters.list("redact_params") else { return nil }
+        return try entries.map { entry in
+            let name = entry.text.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty,
+                name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "_-.[]".unicodeScalars.contains($0) })
+            else {
+                throw ConfigError(
+                    "'redact_params' lists query parameter names (letters, digits, _ - . [ ]), found '\(entry.text)'",
+                    at: entry.node.location)
+            }
+            return name
+        }
     }
 
     /// The `user_agent` setting, when given: one non-empty line.

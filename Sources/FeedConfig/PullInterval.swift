@@ -75,3 +75,21 @@ public enum LeaseTimeout {
             note: "a worker renews its leases every third of lease_timeout")
     }
 }
+
+/// `min_refresh:` in `settings:`: how long after a feed's last pull `feedagg serve` refuses to
+/// pull it again when asked (`POST /api/refresh`). Written as `interval` is, or `0` to turn the
+/// limit off; at most a day; 30 seconds when not given.
+public enum MinRefresh {
+    /// The limit when none is given: 30 seconds.
+    public static let standard: Double = 30
+    /// The longest accepted: one day.
+    public static let maximum: Double = 86_400
+
+    /// The seconds `node` says (`0` or `0s`: no limit), or a ``ConfigError`` at the value.
+    public static func seconds(_ node: ConfigNode) throws -> Double {
+        if let text = node.scalar?.trimmingCharacters(in: .whitespaces), text == "0" || text == "0s" { return 0 }
+        return try PullInterval.duration(
+            node, key: "min_refresh", minimum: 1, minimumText: "1s (or 0: no limit)", maximum: maximum,
+            maximumText: "1d (one day)")
+    }
+}

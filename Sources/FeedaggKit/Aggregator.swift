@@ -33,6 +33,8 @@ public struct Aggregator: Sendable {
     public func load(configPath: String, baseURLOverride: URL? = nil) throws -> (FeedsDocument, [Feed]) {
         let (document, errors) = try FeedsLoader.loadCollectingErrors(
             path: configPath, sources: registry.descriptors, environment: environment)
+        // `redact_params:` hold for every URL this process shows from now on.
+        Redaction.addShownSecretParameters(document.settings.redactParams)
         let (feeds, feedErrors) = buildFeeds(of: document, baseURLOverride: baseURLOverride)
         try ConfigErrors.throwIfAny(errors + feedErrors)
         return (document, feeds)
@@ -56,7 +58,7 @@ public struct Aggregator: Sendable {
     /// - Parameter loaded: The store settings of feeds.yaml when the caller has loaded it already
     ///   (see ``configuredLocation(_:config:loaded:)``).
     public func openStore(
-        _ location: StoreLocation, config: String?, keepRaw: Bool = true, loaded: (store: String?, password: String?)? = nil
+        _ location: StoreLocation, config: String?, keepRaw: Bool = true, loaded: StoreSettings? = nil
     ) throws -> (any StoreDriver, URL?) {
         let location = configuredLocation(location, config: config, loaded: loaded)
         if case .postgres(let text) = location {
@@ -105,7 +107,8 @@ public struct Aggregator: Sendable {
             try settings.lentStore.map { ($0, nil) }
             ?? openStore(
                 settings.effectiveStore, config: settings.configPath, keepRaw: document.settings.keepRaw,
-                loaded: (document.settings.store, document.settings.storePassword))
+                loaded: (document.settings.store, document.settings.storePassword, document.settings.storeTLS))
+        if settings.verbose && settings.lentStore == nil { announceStore(store) }
         defer {
             if settings.lentStore == nil { try? store.close() }
             if let temporary { try? FileManager.default.removeItem(at: temporary) }

@@ -7,10 +7,21 @@ public import Foundation
 public enum FeedStatusRenderer {
     /// A table (or JSON with `json`), times in UTC with their age relative to `now`.
     public static func render(_ statuses: [FeedStatus], format: OutputFormat, now: Date = Date()) -> String {
+        render(statuses, format: format, now: now, served: false)
+    }
+
+    /// The JSON `feedagg serve` answers at `/api/feeds`: ``render(_:format:now:)``'s, less what
+    /// belongs to the machine only: `token` says only whether a credential is set (`true`/`false`,
+    /// never its variable or file), and there is no `config` and no `plugin_stderr`.
+    public static func renderServed(_ statuses: [FeedStatus]) -> String {
+        render(statuses, format: .json, now: Date(), served: true)
+    }
+
+    private static func render(_ statuses: [FeedStatus], format: OutputFormat, now: Date, served: Bool) -> String {
         switch format {
         // `feeds` offers table, json and jsonl; feed documents are for the stream (JSON here).
         case .json, .jsonl, .atom, .jsonfeed:
-            let objects = statuses.map(json)
+            let objects = statuses.map { json($0, served: served) }
             if format == .jsonl { return objects.map { $0.serialized() + "\n" }.joined() }
             return JSON.object([("feeds", .array(objects))]).serialized() + "\n"
         case .table:
@@ -79,13 +90,19 @@ public enum FeedStatusRenderer {
         }
     }
 
-    static func json(_ status: FeedStatus) -> JSON {
+    static func json(_ status: FeedStatus, served: Bool = false) -> JSON {
         let stored = status.stored
         func int(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
         var fields: [(String, JSON)] = [
             ("name", .string(status.name)), ("source", .string(status.source)), ("declared", .bool(status.declared)),
-            ("standing", .string(standingName(status.standing))), ("config", .optionalString(stored?.config)),
-            ("token", .optionalString(status.credential)),
+            ("standing", .string(standingName(status.standing))),
+        ]
+        if served {
+            fields.append(("token", .bool(status.credential != nil)))
+        } else {
+            fields += [("config", .optionalString(stored?.config)), ("token", .optionalString(status.credential))]
+        }
+        fields += [
             ("items", int(stored?.itemCount)), ("missing_items", int(stored?.missingCount)),
             ("last_updated_at", .optionalString(stored?.lastSuccessAt.map(ISO8601.string(from:)))),
             ("last_attempt_at", .optionalString(stored?.lastAttemptAt.map(ISO8601.string(from:)))),
@@ -93,8 +110,8 @@ public enum FeedStatusRenderer {
             ("last_pages", int(stored?.lastPages)), ("last_requests", int(stored?.lastRequests)),
             ("resumes_at_page", int(stored?.resumesAtPage)),
             ("saved_items_of_interrupted_pull", int(stored?.stagedCount)),
-            ("plugin_stderr", .optionalString(status.pluginStderr)),
         ]
+        if !served { fields.append(("plugin_stderr", .optionalString(status.pluginStderr))) }
         if let schedule = status.workerSchedule {
             fields.append(("worker", .optionalString(schedule.worker)))
             fields.append(("next_due_at", .string(ISO8601.string(from: schedule.nextDueAt))))

@@ -8,7 +8,7 @@ import Foundation
 
 /// The bearer token every request must carry (`--auth-token-file`), read from a file only its owner
 /// can read or write, like ssh's private keys. The token never appears in any message or response.
-struct AuthToken: Sendable {
+public struct AuthToken: Sendable {
     /// The largest token file accepted, in bytes.
     static let maximumSize = 4096
     private let bytes: [UInt8]
@@ -38,7 +38,25 @@ struct AuthToken: Sendable {
         guard !text.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw ServeError("--auth-token-file \(path): the token must be one word (no spaces or line breaks)")
         }
+        guard text.count >= Self.minimumLength else {
+            throw ServeError(
+                "--auth-token-file \(path): the token is shorter than \(Self.minimumLength) characters, too easy to guess; "
+                    + "make one with: feedagg serve --print-token > \(path) && chmod 600 \(path)")
+        }
         bytes = Array(text.utf8)
+    }
+
+    /// The shortest token accepted.
+    static let minimumLength = 16
+
+    /// A new random token: 32 bytes from the system's random source, base64url without padding
+    /// (43 characters), what `feedagg serve --print-token` prints.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     /// Whether `header` is `Bearer <token>`, compared in time independent of where it differs.

@@ -4,6 +4,7 @@ import FeedCore
 import FeedStorage
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -37,24 +38,47 @@ public struct FeedaggServer: Sendable {
     ///   that cannot be opened; nothing is served then.
     public func run() async throws {
         let token = try checkAccess()
+        var publicOrigins: [PublicOrigin] = []
+        for text in settings.publicURLs { publicOrigins.append(try PublicOrigin(parsing: text)) }
         let (document, feeds) = try aggregator.load(configPath: settings.configPath)
         // The store is settled now: a later edit of feeds.yaml's `store:` (SIGHUP or not) does not move it.
         var settings = self.settings
         settings.store = aggregator.configuredLocation(settings.store, config: settings.configPath)
         let keepRaw = document.settings.keepRaw
         let (store, _) = try aggregator.openStore(settings.store, config: settings.configPath, keepRaw: keepRaw)
-        // PostgreSQL: this store (its pool) serves every pull until the server stops. SQLite: each
-        // pull opens the file itself (cheap), so the check above is all this one was for.
+        if settings.verbose { aggregator.announceStore(store) }
+        // This store serves every read until the server stops: one handle per process (SQLite: a
+        // GRDB DatabasePool, readers beside the pulls' writer in WAL mode; PostgreSQL: its pool).
+        // PostgreSQL pulls use it too; SQLite pulls open the file themselves (cheap).
+        defer { try? store.close() }
         var lentStore: (store: any StoreDriver, keepRaw: Bool)?
-        if case .postgres = settings.store { lentStore = (store, keepRaw) } else { try store.close() }
-        defer { if let lentStore { try? lentStore.store.close() } }
+        if case .postgres = settings.store { lentStore = (store, keepRaw) }
         if case .standard = settings.store {
             // Opened (and its folder created) above: from now on it is this file, whatever feeds.yaml says later.
             settings.store = .file(try settings.store.resolve(environment: aggregator.environment, config: settings.configPath).path)
         }
         let configuration = ConfigurationBox(ServedConfiguration(document: document, feeds: feeds))
+        let readPool = StoreReadPool(threads: Self.readThreads)
+        do {
+            try await serve(
+                settings: settings, token: token, publicOrigins: publicOrigins, configuration: configuration,
+                document: document, store: store, lentStore: lentStore, readPool: readPool)
+        } catch {
+            await readPool.shutdown()
+            throw error
+        }
+        await readPool.shutdown()
+    }
+
+    /// Serves until SIGTERM or SIGINT: the HTTP server and the scheduler, reading through `store`
+    /// on `readPool`.
+    private func serve(
+        settings: ServeSettings, token: AuthToken?, publicOrigins: [PublicOrigin], configuration: ConfigurationBox,
+        document: FeedsDocument, store: any StoreDriver, lentStore: (store: any StoreDriver, keepRaw: Bool)?,
+        readPool: StoreReadPool
+    ) async throws {
         let reader = StreamReader(
-            aggregator: aggregator, settings: settings, configuration: configuration, lentStore: lentStore?.store)
+            aggregator: aggregator, settings: settings, configuration: configuration, lentStore: store, readPool: readPool)
         // SIGHUP is trapped from here on (before the server runs, so an early one is not fatal).
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let readiness = ServerReadiness()
@@ -62,14 +86,23 @@ public struct FeedaggServer: Sendable {
             aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
             readiness: readiness, shared: try sharedSchedule(settings: settings, document: document), lentStore: lentStore)
         let metrics = ServerMetrics.registry
-        let router = Router()
+        let hosts = ServedHosts(listen: settings.listen, publicURLs: publicOrigins)
+        let router = Router(context: ServeRequestContext.self)
+        // Refusals first, cheapest first: a foreign Host, then the request budget, then the token,
+        // then a state change from another site; only then the routes and what wraps their answers.
+        router.add(middleware: HostCheckMiddleware(hosts: hosts))
+        router.add(
+            middleware: AdmissionMiddleware(
+                gate: AdmissionGate(limit: settings.maxConcurrentRequests, queueLimit: settings.maxConcurrentRequests * 4)))
+        if let token {
+            router.add(middleware: BearerAuthMiddleware(token: token, failures: AuthFailureLimiter(), console: aggregator.console))
+        }
+        router.add(middleware: SameOriginMiddleware(hosts: hosts, tokenRequired: token != nil))
         router.add(middleware: ContentSecurityMiddleware(contentSecurityPolicy: Self.contentSecurityPolicy))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: EntityTagMiddleware())
-        if let token { router.add(middleware: BearerAuthMiddleware(token: token)) }
         StreamRoutes(
-            reader: reader, fallbackAuthority: settings.listen.description,
-            sourceTypes: aggregator.registry.descriptors.map(\.typeName), scheduler: scheduler
+            reader: reader, hosts: hosts, sourceTypes: aggregator.registry.descriptors.map(\.typeName), scheduler: scheduler
         ).register(on: router)
         RefreshRoutes(scheduler: scheduler, configuration: configuration, metrics: metrics, reader: reader)
             .register(on: router)
@@ -80,10 +113,16 @@ public struct FeedaggServer: Sendable {
         let host = settings.listen.host
         let application = Application(
             router: router,
+            server: .http1(
+                configuration: HTTP1Channel.Configuration(
+                    idleTimeout: .seconds(Int64(Self.idleTimeout.components.seconds)),
+                    httpDecoderConfiguration: Self.decoderLimits)),
             configuration: ApplicationConfiguration(
-                address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil),
+                address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil,
+                backlog: 1024),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
+                hosts.bound(to: port)
                 console.error("serving http://" + ListenAddress.authority(host: host, port: port))
                 readiness.markReady()
             },
@@ -133,6 +172,17 @@ public struct FeedaggServer: Sendable {
         }
         return nil
     }
+
+    /// The threads store reads run on (``StoreReadPool``).
+    static let readThreads = 4
+
+    /// How long a connection may stay idle (no request being read or answered) before it is closed.
+    static let idleTimeout = Duration.seconds(30)
+
+    /// The HTTP decoder's limits: a header field of at most 8 KiB, 32 KiB of headers in all, 100
+    /// fields (larger requests are refused before any route runs).
+    static let decoderLimits = HTTP1Channel.Configuration.DecoderConfiguration(
+        maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
 
     /// How long a graceful shutdown may take before what still runs is cancelled.
     static let shutdownGrace = Duration.seconds(7)

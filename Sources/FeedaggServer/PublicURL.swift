@@ -1,20 +1,21 @@
 import Hummingbird
 
-/// The absolute URLs the server writes into Link headers and feed documents, built from the
-/// request's `Host` (what the client used to reach the server), else the listening address.
+/// The absolute URLs the server writes into Link headers and feed documents: under the
+/// `--public-url` the request came through (its `Host` names it), else `http://` + the request's
+/// `Host` (checked by ``HostCheckMiddleware`` before any route runs), else the listening address.
 struct PublicURL: Sendable {
-    /// `http://host:port`, no trailing slash.
+    /// `scheme://host[:port]`, no trailing slash.
     let origin: String
 
-    /// The origin of `request`: its authority when it is a plain `host[:port]`, else `fallback`.
-    init(_ request: Request, fallback: String) {
-        let authority = request.head.authority ?? ""
-        let plain = !authority.isEmpty && authority.count <= 255
-            && authority.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                    || $0 == "." || $0 == "-" || $0 == ":" || $0 == "[" || $0 == "]"
-            }
-        origin = "http://" + (plain ? authority : fallback)
+    /// The origin `request` reached the server at.
+    init(_ request: Request, hosts: ServedHosts) {
+        if let header = request.head.authority, let publicOrigin = hosts.publicOrigin(host: header) {
+            origin = publicOrigin.origin
+        } else if let header = request.head.authority, let authority = Authority(header) {
+            origin = "http://" + authority.description
+        } else {
+            origin = "http://" + ListenAddress.authority(host: hosts.listen.host, port: hosts.port)
+        }
     }
 
     /// `origin + path`, with `?query` when the query is not empty.

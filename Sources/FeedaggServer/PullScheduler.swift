@@ -349,9 +349,21 @@ actor PullScheduler: Service {
 
     // MARK: - Refresh
 
-    /// Makes `names` (every feed when empty) due now; returns the request's number, which
-    /// ``status()`` reports as done once each of them has finished a pull started after it. A feed
-    /// stopped by a rate limit whose reset is still ahead is left out (it is pulled after the reset).
+    /// Makes `names` (every feed when empty) due now, except those a refresh may not pull yet;
+    /// returns the request's number, which ``status()`` reports as done once each accepted feed
+    /// has finished a pull started after it, and the feeds refused with when to ask again.
+    ///
+    /// A refresh cannot make a feed's server answer more often than its owner allows:
+    /// - a feed pulled less than `min_refresh` ago (its last pull's start: ``FeedSchedule`` here,
+    ///   or the store's last attempt, `lastAttempts`, which sees other processes' pulls too) is
+    ///   refused until `min_refresh` has passed; with `min_refresh: 0`, a feed being pulled gets at
+    ///   most one more pull queued behind it, however many refreshes ask;
+    /// - a failing feed backs off for refreshes too: after `n` failures in a row it is refused
+    ///   until `min_refresh × 2^(n−1)` (at most 64 × `min_refresh`) has passed since its last
+    ///   pull started (the schedule's own backoff, from `interval`, still applies to scheduled
+    ///   pulls; anchoring the refresh's at `min_refresh` lets a person retry a feed that failed
+    ///   once within a minute instead of days);
+    /// - a feed stopped by a rate limit is refused until the limit's reset.
     ///
     /// With a shared schedule the feeds are made due in the database, so whichever worker is free
     /// pulls them; the status is done once each has finished a pull leased after the request.
@@ -359,17 +371,47 @@ actor PullScheduler: Service {
     /// The server answers before the schedule exists (while a worker joins the shared schedule, a
     /// database away): a request then is kept and applied once it does, and the status is not
     /// done meanwhile (it was answered as done, with nothing pulled for it).
-    func requestRefresh(_ names: [String]) async -> Int {
+    func requestRefresh(_ names: [String], lastAttempts: [String: Date] = [:]) async -> RefreshAnswer {
         latestRequest += 1
         guard scheduleReady else {
             // Kept until the schedule exists (``scheduleDidStart()``); the status is not done meanwhile.
             pendingRefresh = names.isEmpty || pendingRefresh?.isEmpty == true ? [] : (pendingRefresh ?? []) + names
-            return latestRequest
+            return RefreshAnswer(request: latestRequest, accepted: names, refused: [])
         }
+        let (accepted, refused) = admitRefresh(names.isEmpty ? configuration.current.names : names, lastAttempts: lastAttempts)
         refreshesRegistering += 1
-        await applyRefresh(names)
+        await applyRefresh(accepted)
         refreshesRegistering -= 1
-        return latestRequest
+        return RefreshAnswer(request: latestRequest, accepted: accepted, refused: refused)
+    }
+
+    /// Which of `names` a refresh may pull now, and why each other one may not, with the seconds
+    /// until it may.
+    private func admitRefresh(_ names: [String], lastAttempts: [String: Date]) -> ([String], [RefreshAnswer.Refusal]) {
+        let wallNow = Date()
+        let minimum = configuration.current.document.settings.minRefresh * settings.intervalScale
+        var accepted: [String] = []
+        var refused: [RefreshAnswer.Refusal] = []
+        for name in names {
+            guard let feed = feeds[name] else { continue }
+            if let reset = feed.rateLimitedUntil, reset > wallNow {
+                refused.append(.init(feed: name, reason: .rateLimited, wait: reset.timeIntervalSince(wallNow)))
+                continue
+            }
+            if minimum > 0 {
+                // A failing feed's window doubles with each failure in a row (at most 64 times).
+                let window = minimum * Double(1 << min(max(feed.failures - 1, 0), 6))
+                let started = [feed.lastStartedAt, lastAttempts[name]].compactMap { $0 }.max()
+                let since = feed.running ? 0 : started.map { wallNow.timeIntervalSince($0) } ?? .infinity
+                if since < window {
+                    let reason: RefreshAnswer.Reason = feed.failures > 0 && !feed.running ? .backingOff : .pulledRecently
+                    refused.append(.init(feed: name, reason: reason, wait: window - since))
+                    continue
+                }
+            }
+            accepted.append(name)
+        }
+        return (accepted, refused)
     }
 
     /// Marks the schedule as existing and applies a refresh asked for before it did.
@@ -378,18 +420,18 @@ actor PullScheduler: Service {
         guard let pending = pendingRefresh else { return }
         refreshesRegistering += 1
         pendingRefresh = nil
-        await applyRefresh(pending)
+        let (accepted, _) = admitRefresh(pending.isEmpty ? configuration.current.names : pending, lastAttempts: [:])
+        await applyRefresh(accepted)
         refreshesRegistering -= 1
     }
 
-    /// Makes `names` (empty: every feed) due now for refresh request ``latestRequest``.
+    /// Makes `names` due now for refresh request ``latestRequest`` (a feed being pulled gets one
+    /// more pull after the running one, however many requests ask).
     private func applyRefresh(_ names: [String]) async {
         let now = clock.now
-        let wallNow = Date()
         var accepted: [String] = []
-        for name in names.isEmpty ? configuration.current.names : names {
-            // A feed under a rate limit waits for its reset, refresh or not (the status says until when).
-            guard var feed = feeds[name], (feed.rateLimitedUntil ?? .distantPast) <= wallNow else { continue }
+        for name in names {
+            guard var feed = feeds[name] else { continue }
             feed.requested = latestRequest
             if !feed.running { feed.due = min(feed.due, now) }
             feeds[name] = feed

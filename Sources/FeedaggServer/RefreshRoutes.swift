@@ -1,4 +1,5 @@
 import FeedaggKit
+import Foundation
 import Hummingbird
 import Prometheus
 
@@ -12,7 +13,7 @@ struct RefreshRoutes: Sendable {
     let reader: StreamReader
 
     /// Adds the routes to `router`.
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeRequestContext>) {
         router.post("/api/refresh") { request, _ in
             await answer {
                 let names = configuration.current.names
@@ -20,14 +21,28 @@ struct RefreshRoutes: Sendable {
                 for name in requested where !names.contains(name) {
                     throw RequestProblem(.notFound, "no feed named '\(name)'" + StreamQuery.hint(name, among: names, noun: "feeds"))
                 }
-                _ = await scheduler.requestRefresh(requested)
-                var response = StreamRoutes.response(await scheduler.status().json, type: MediaTypes.json)
-                response.status = .accepted
+                // The store's last attempt of each feed: pulls by other processes count too.
+                var lastAttempts: [String: Date] = [:]
+                for status in (try? await reader.feedStatuses()) ?? [] {
+                    if let attempt = status.stored?.lastAttemptAt { lastAttempts[status.name] = attempt }
+                }
+                let refresh = await scheduler.requestRefresh(requested, lastAttempts: lastAttempts)
+                var status = await scheduler.status().scrubbed(reader.privateText())
+                status.refused = refresh.refused
+                var response = StreamRoutes.response(status.json, type: MediaTypes.json)
+                if refresh.accepted.isEmpty, let soonest = refresh.refused.map(\.wait).min() {
+                    // Nothing to pull now: when the first refused feed may be refreshed.
+                    ServerMetrics.recordRefused(.refreshTooSoon)
+                    response.status = .tooManyRequests
+                    response.headers[.retryAfter] = String(RefreshAnswer.Refusal.seconds(soonest))
+                } else {
+                    response.status = .accepted
+                }
                 return response
             }
         }
         router.readable("/api/refresh/status") { _, _ in
-            StreamRoutes.response(await scheduler.status().json, type: MediaTypes.json)
+            StreamRoutes.response(await scheduler.status().scrubbed(reader.privateText()).json, type: MediaTypes.json)
         }
         router.readable("/metrics") { _, _ in
             // Stored items per feed, read at scrape time (a store that cannot be read leaves the last values).

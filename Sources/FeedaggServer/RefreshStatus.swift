@@ -46,12 +46,64 @@ struct RefreshStatus: Sendable {
     /// Every declared feed, in declaration order.
     var feeds: [Feed]
 
-    /// The document: `{"refresh":N,"done":B,"pulling":[…],"feeds":[…]}`.
+    /// The feeds a refresh request refused (the answer to `POST /api/refresh` only).
+    var refused: [RefreshAnswer.Refusal] = []
+
+    /// The document: `{"refresh":N,"done":B,"pulling":[…],"feeds":[…]}`, and `"refused":[…]` when
+    /// a refresh request refused feeds.
     var json: String {
-        JSON.object([
+        var fields: [(String, JSON)] = [
             ("refresh", .int(refresh)), ("done", .bool(done)),
             ("pulling", .array(feeds.filter { $0.schedule.running }.map { .string($0.name) })),
             ("feeds", .array(feeds.map(\.json))),
-        ]).serialized() + "\n"
+        ]
+        if !refused.isEmpty { fields.append(("refused", .array(refused.map(\.json)))) }
+        return JSON.object(fields).serialized() + "\n"
     }
+
+    /// This status with every feed's last error as it may be served.
+    func scrubbed(_ text: PrivateText) -> RefreshStatus {
+        var status = self
+        for index in status.feeds.indices {
+            status.feeds[index].schedule.lastError = status.feeds[index].schedule.lastError.map(text.scrubbed)
+        }
+        return status
+    }
+}
+
+/// What a refresh request got: its number, the feeds made due, and the feeds refused.
+struct RefreshAnswer: Sendable {
+    /// Why a feed was not made due.
+    enum Reason: String, Sendable {
+        /// Pulled less than `min_refresh` ago, or being pulled now.
+        case pulledRecently = "pulled_recently"
+        /// Backing off after failures.
+        case backingOff = "backing_off"
+        /// Stopped by a rate limit until its reset.
+        case rateLimited = "rate_limited"
+    }
+
+    /// A feed not made due, and the seconds until a refresh may pull it.
+    struct Refusal: Sendable {
+        var feed: String
+        var reason: Reason
+        var wait: TimeInterval
+
+        var json: JSON {
+            .object([
+                ("name", .string(feed)), ("reason", .string(reason.rawValue)),
+                ("retry_after_seconds", .int(Self.seconds(wait))),
+            ])
+        }
+
+        /// `wait` rounded up to whole seconds, at least 1.
+        static func seconds(_ wait: TimeInterval) -> Int { max(1, Int(wait.rounded(.up))) }
+    }
+
+    /// The request's number (``RefreshStatus/refresh``).
+    var request: Int
+    /// The feeds made due.
+    var accepted: [String]
+    /// The feeds refused.
+    var refused: [Refusal]
 }

@@ -15,6 +15,11 @@ public struct ServeSettings: Sendable {
     public var intervalScale: Double = 1
     /// Log every pull's per-feed summary and each request the server answers.
     public var verbose = false
+    /// `--public-url`: the origins a reverse proxy serves this server under (accepted `Host`s, and
+    /// the base of self and next links for requests that came through them).
+    public var publicURLs: [String] = []
+    /// `--max-requests`: requests handled at once; more wait up to 2 s, then get 503.
+    public var maxConcurrentRequests = 64
 
     /// Creates settings.
     public init(configPath: String) {

@@ -42,4 +42,25 @@ enum ServerMetrics {
     static func recordGzip() {
         Counter(label: "feedagg_http_gzip_total").increment()
     }
+
+    /// Why the server refused a request before any route ran.
+    enum Refusal: String {
+        /// The `Host` did not name the server (421).
+        case host
+        /// A state-changing request that may have come from another site (403).
+        case crossSite = "cross_site"
+        /// Too many requests at once (503).
+        case busy
+        /// A URL or header too large (414, 431).
+        case tooLarge = "too_large"
+        /// Too many failed bearer tokens from one address (429).
+        case authThrottled = "auth_throttled"
+        /// A refresh asked for too soon after the last pull (429).
+        case refreshTooSoon = "refresh_too_soon"
+    }
+
+    /// Counts a refused request (`feedagg_http_refused_total{reason}`).
+    static func recordRefused(_ reason: Refusal) {
+        Counter(label: "feedagg_http_refused_total", dimensions: [("reason", reason.rawValue)]).increment()
+    }
 }

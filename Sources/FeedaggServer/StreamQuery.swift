@@ -9,8 +9,9 @@ import HummingbirdCore
 struct StreamQuery: Sendable, Equatable {
     /// Items per page when `limit` is absent (`show`'s `--per-page` default).
     static let defaultLimit = 20
-    /// The largest `limit` (`show`'s `--per-page` bound).
-    static let limits = 1...10_000
+    /// The accepted `limit`s: at most 500 items a request, so one request cannot make the server
+    /// render the whole store (`show --per-page` has its own, larger bound).
+    static let limits = 1...500
 
     var limit = StreamQuery.defaultLimit
     var after: String?
@@ -24,7 +25,7 @@ struct StreamQuery: Sendable, Equatable {
         let parameters = uri.queryParameters
         if let text = parameters["limit"] {
             guard let limit = Int(text), Self.limits.contains(limit) else {
-                throw RequestProblem(.badRequest, "limit must be a number from 1 to 10000")
+                throw RequestProblem(.badRequest, "limit must be a number from 1 to \(Self.limits.upperBound)")
             }
             self.limit = limit
         }

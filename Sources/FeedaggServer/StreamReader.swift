@@ -10,9 +10,12 @@ struct StreamReader: Sendable {
     let aggregator: Aggregator
     let settings: ServeSettings
     let configuration: ConfigurationBox
-    /// The store `feedagg serve` keeps open (PostgreSQL) and every read uses; `nil`: each read
-    /// opens the store (a SQLite file: cheap).
+    /// The store `feedagg serve` keeps open for the whole run and every read uses (a GRDB
+    /// `DatabasePool` over the SQLite file, or the PostgreSQL pool); `nil`: each read opens the
+    /// store (tests that build a reader alone).
     var lentStore: (any StoreDriver)?
+    /// The threads reads run on.
+    let readPool: StoreReadPool
 
     /// The page `query` asks for and the feeds it lists (what a feed document is named after).
     func page(_ query: StreamQuery) async throws(RequestProblem) -> (page: StoredStreamPage, listed: [String]) {
@@ -31,46 +34,51 @@ struct StreamReader: Sendable {
         let names = show.declaredFeeds ?? []
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
-            let page = try await Aggregator.offPool { try aggregator.show(request) }
+            let page = try await readPool.run { try aggregator.show(request) }
             return (page, listed)
         } catch {
             throw problem(error)
         }
     }
 
-    /// `feedagg feeds --format json` for the running configuration, without the absolute path of
-    /// the configuration that owns each feed, and with the store's and the configuration's paths
-    /// in a stored error (a page that could not be saved names the store) replaced by `the store`
-    /// and `feeds.yaml`: nothing about the server's files is shown.
+    /// `feedagg feeds --format json` for the running configuration, without the configuration
+    /// that owns each feed, and with each stored error as it may be served (``PrivateText``: no
+    /// path of the machine's, no secret).
     func feedStatuses() async throws(RequestProblem) -> [FeedStatus] {
         let aggregator = self.aggregator
         let settings = self.settings
         let declared = configuration.current.document.feeds
         let lent = lentStore
+        let scrubber = privateText()
         do {
-            return try await Aggregator.offPool {
-                let storePath = try? aggregator.configuredLocation(settings.store, config: settings.configPath)
-                    .resolve(environment: aggregator.environment, config: settings.configPath).path
-                let configPaths = [settings.configPath, FeedStore.canonicalConfigPath(settings.configPath)]
-                return try aggregator.feedStatuses(
+            return try await readPool.run {
+                try aggregator.feedStatuses(
                     declared: declared, configPath: settings.configPath, store: settings.store, lent: lent)
                     .map { status in
                         var status = status
                         status.stored?.config = nil
-                        let lastError = status.stored?.lastError.map { error in
-                            var text = storePath.map { error.replacingOccurrences(of: $0, with: "the store") } ?? error
-                            for path in configPaths where path.hasPrefix("/") {
-                                text = text.replacingOccurrences(of: path, with: "feeds.yaml")
-                            }
-                            return text
-                        }
-                        status.stored?.lastError = lastError
+                        let lastError = status.stored?.lastError
+                        status.stored?.lastError = lastError.map(scrubber.scrubbed)
+                        status.pluginStderr = nil
                         return status
                     }
             }
         } catch {
             throw problem(error)
         }
+    }
+
+    /// The scrubber of text served from the running configuration's pulls.
+    func privateText() -> PrivateText {
+        let current = configuration.current
+        let storePath: String? =
+            if case .file(let path) = settings.store { path } else { nil }
+        var password = current.document.settings.storePassword
+        if case .postgres(let text) = settings.store, let url = URLComponents(string: text), let inURL = url.password {
+            password = inURL.removingPercentEncoding ?? inURL
+        }
+        return PrivateText(
+            configuration: current, configPath: settings.configPath, storePath: storePath, storePassword: password)
     }
 
     /// The problem to answer for `error`: a bad cursor is the client's; the store's details (its

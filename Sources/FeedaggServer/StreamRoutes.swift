@@ -8,15 +8,15 @@ import HTTPTypes
 /// statuses, the web page and the health check.
 struct StreamRoutes: Sendable {
     let reader: StreamReader
-    /// The listening address, for absolute URLs when a request has no usable `Host`.
-    let fallbackAuthority: String
+    /// The names the server answers to, for absolute URLs.
+    let hosts: ServedHosts
     /// The source types feeds.yaml may name (for `source=`).
     let sourceTypes: [String]
     /// The scheduler, for each feed's worker and next due time when workers share the schedule.
     var scheduler: PullScheduler? = nil
 
     /// Adds the routes to `router`.
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeRequestContext>) {
         router.readable("/healthz") { _, _ in
             Self.response(JSON.object([("status", .string("ok"))]).serialized() + "\n", type: MediaTypes.json)
         }
@@ -52,7 +52,7 @@ struct StreamRoutes: Sendable {
         let (page, _) = try await reader.page(query)
         var response = Self.response(page.rendered(.json, next: nil).body, type: MediaTypes.json)
         if let next = page.nextCursor, !page.entries.isEmpty {
-            let url = PublicURL(request, fallback: fallbackAuthority).url("/api/items", query: query.queryString(after: next))
+            let url = PublicURL(request, hosts: hosts).url("/api/items", query: query.queryString(after: next))
             response.headers[HTTPField.Name.link] = "<\(url)>; rel=\"next\""
         }
         return response
@@ -64,7 +64,7 @@ struct StreamRoutes: Sendable {
         if let schedule = await scheduler?.workerSchedule() {
             for index in statuses.indices { statuses[index].workerSchedule = schedule[statuses[index].name] }
         }
-        return Self.response(FeedStatusRenderer.render(statuses, format: .json), type: MediaTypes.json)
+        return Self.response(FeedStatusRenderer.renderServed(statuses), type: MediaTypes.json)
     }
 
     /// An Atom or JSON Feed document of the stream (`feed` `nil`) or of one feed, linking to itself,
@@ -81,7 +81,7 @@ struct StreamRoutes: Sendable {
             query.feeds = [feed]
         }
         let (page, listed) = try await reader.page(query)
-        let base = PublicURL(request, fallback: fallbackAuthority)
+        let base = PublicURL(request, hosts: hosts)
         var own = query
         if feed != nil { own.feeds = [] }
         var links = FeedLinks(selfURL: base.url(path, query: own.queryString(after: query.after)), alternateURL: base.url("/"))
@@ -140,12 +140,12 @@ extension HTTPField.Name {
     static var link: Self { Self("Link")! }
 }
 
-extension Router<BasicRequestContext> {
+extension Router<ServeRequestContext> {
     /// Registers `handler` for GET and HEAD of `path` (a HEAD answers the GET's headers, ETag
     /// included, without the body: see ``EntityTagMiddleware``).
     @discardableResult
     func readable(
-        _ path: RouterPath, use handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+        _ path: RouterPath, use handler: @escaping @Sendable (Request, ServeRequestContext) async throws -> Response
     ) -> Self {
         get(path, use: handler)
         head(path, use: handler)

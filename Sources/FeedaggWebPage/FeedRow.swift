@@ -20,6 +20,6 @@ struct FeedRow {
         let updated = status.stored?.lastSuccessAt
         updatedMachine = updated.map(WebDate.machine)
         updatedShort = updated.map(WebDate.short) ?? "never"
-        lastError = status.stored?.lastError.flatMap { $0.isEmpty ? nil : $0 }
+        lastError = HTMLText.cleaned(status.stored?.lastError.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

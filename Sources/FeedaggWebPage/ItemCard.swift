@@ -2,7 +2,8 @@ import FeedCore
 import Foundation
 
 /// What the template shows of one stream entry. Every field is plain text: the template escapes it
-/// (swift-mustache escapes `{{…}}` for HTML), and every URL went through ``WebURL/safe(_:)``.
+/// (swift-mustache escapes `{{…}}` for HTML) after ``HTMLText`` removed its control characters,
+/// and every URL went through ``WebURL/safe(_:)``.
 /// Field names are unique across the page's models, so a missing value never falls back to a
 /// field of an enclosing section (Mustache looks names up the context stack).
 struct ItemCard {
@@ -29,14 +30,14 @@ struct ItemCard {
 
     init(_ entry: StreamEntry) {
         let item = entry.item
-        itemID = item.id
-        title = item.title
+        itemID = HTMLText.cleaned(item.id)
+        title = HTMLText.cleaned(item.title)
         link = WebURL.safe(item.url)
-        summary = item.summary.flatMap { $0.isEmpty ? nil : $0 }
+        summary = HTMLText.cleaned(item.summary.flatMap { $0.isEmpty ? nil : $0 })
         avatar = WebURL.safe(item.author?.avatarURL)
         let image = WebURL.safe(item.imageURL)
         photo = image == avatar ? nil : image
-        authorName = item.author.flatMap { $0.name.isEmpty ? nil : $0.name }
+        authorName = HTMLText.cleaned(item.author.flatMap { $0.name.isEmpty ? nil : $0.name })
         authorLink = authorName == nil ? nil : WebURL.safe(item.author?.url)
         feedNames = entry.feeds.isEmpty ? [entry.feed] : entry.feeds
         sourceType = entry.source

@@ -66,10 +66,15 @@ extension WebAssets {
             return iso.slice(0, 10) + ' ' + iso.slice(11, 16) + ' UTC';
           }
 
+          // Remote text without control characters but TAB and LF (the server's HTMLText rule).
+          function clean(text) {
+            return String(text).replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\uFFFE\uFFFF]/g, '');
+          }
+
           function el(tag, className, text) {
             var node = document.createElement(tag);
             if (className) { node.className = className; }
-            if (text !== undefined && text !== null) { node.textContent = String(text); }
+            if (text !== undefined && text !== null) { node.textContent = clean(text); }
             return node;
           }
 
@@ -119,7 +124,7 @@ extension WebAssets {
             article.appendChild(body);
             var title = el('h3', 'title');
             var titleText = String(item.title === undefined || item.title === null ? '' : item.title);
-            if (link) { title.appendChild(externalLink(link, titleText)); } else { title.textContent = titleText; }
+            if (link) { title.appendChild(externalLink(link, titleText)); } else { title.textContent = clean(titleText); }
             body.appendChild(title);
             if (item.summary) { body.appendChild(el('p', 'summary', item.summary)); }
 
@@ -136,7 +141,7 @@ extension WebAssets {
                 who.appendChild(face);
               }
               var profile = safeURL(author.url);
-              who.appendChild(profile ? externalLink(profile, author.name) : document.createTextNode(String(author.name)));
+              who.appendChild(profile ? externalLink(profile, author.name) : document.createTextNode(clean(author.name)));
               meta.appendChild(who);
             }
             var feeds = el('span', 'feeds-of');
@@ -266,7 +271,7 @@ extension WebAssets {
               }
               tr.appendChild(updated);
               var error = el('td', 'feed-error');
-              if (feed.last_error) { failing += 1; error.textContent = feed.last_error; } else { error.appendChild(el('span', 'muted', 'none')); }
+              if (feed.last_error) { failing += 1; error.textContent = clean(feed.last_error); } else { error.appendChild(el('span', 'muted', 'none')); }
               tr.appendChild(error);
               fragment.appendChild(tr);
             });
@@ -302,9 +307,15 @@ extension WebAssets {
           function runRefresh() {
             var feeds = filters.filter(function (pair) { return pair[0] === 'feed'; });
             var deadline = Date.now() + REFRESH_WAIT_MS;
-            return fetch(refreshURL + query(feeds), { method: 'POST', headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+            // The JSON content type and X-Feedagg-Client make this a request no other site can send
+            // (docs/security.md). A 429 (every feed asked for was pulled moments ago) is no failure:
+            // its body is the current status, and the page shows what is stored.
+            return fetch(refreshURL + query(feeds), {
+              method: 'POST', body: '{}', credentials: 'same-origin',
+              headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Feedagg-Client': 'page' }
+            })
               .then(function (response) {
-                if (!response.ok) { throw new Error('the server answered ' + response.status); }
+                if (!response.ok && response.status !== 429) { throw new Error('the server answered ' + response.status); }
                 return response.json();
               })
               .then(function follow(status) {

@@ -19,7 +19,9 @@ extension Feedagg {
                 Examples:
                   feedagg serve                           http://127.0.0.1:8080
                   feedagg serve --listen 127.0.0.1:0      a free port (printed)
+                  feedagg serve --print-token > ~/.config/feedagg/token && chmod 600 ~/.config/feedagg/token
                   feedagg serve --listen 0.0.0.0:8080 --auth-token-file ~/.config/feedagg/token
+                  feedagg serve --public-url https://feeds.example.net   behind a reverse proxy
                 """)
 
         @OptionGroup var config: ConfigOptions
@@ -38,6 +40,19 @@ extension Feedagg {
             completion: .file())
         var authTokenFile: String?
 
+        @Option(
+            name: .customLong("public-url"),
+            help: ArgumentHelp(
+                "An origin a reverse proxy serves this server under (repeatable): its Host is accepted, and links use it.",
+                valueName: "url"))
+        var publicURLs: [String] = []
+
+        @Option(help: ArgumentHelp("Requests handled at once; more wait up to 2 s, then get 503.", valueName: "n"))
+        var maxRequests = 64
+
+        @Flag(help: "Print a new random token for --auth-token-file (32 random bytes, base64url) and exit.")
+        var printToken = false
+
         @Option(help: .hidden)
         var intervalScale: Double = 1
 
@@ -46,15 +61,22 @@ extension Feedagg {
 
         func validate() throws {
             guard intervalScale > 0 && intervalScale <= 1 else { throw ValidationError("--interval-scale must be in (0, 1]") }
+            guard (1...4096).contains(maxRequests) else { throw ValidationError("--max-requests must be from 1 to 4096") }
         }
 
         func run() async throws {
+            if printToken {
+                print(AuthToken.generate())
+                return
+            }
             var settings = ServeSettings(configPath: try config.path())
             settings.store = store.location
             settings.listen = try ListenAddress(parsing: listen)
             settings.authTokenFile = authTokenFile
             settings.intervalScale = intervalScale
             settings.verbose = verbose
+            settings.publicURLs = publicURLs
+            settings.maxConcurrentRequests = maxRequests
             try await FeedaggServer(settings: settings).run()
         }
     }

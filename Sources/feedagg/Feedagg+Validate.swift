@@ -26,7 +26,7 @@ extension Feedagg {
             var lines = ["\(configPath): \(Plural.of(feeds.count, "feed")) OK"]
             for (feed, declaration) in zip(feeds, document.feeds) {
                 lines.append(
-                    "  \(feed.name) (\(feed.source.typeName)): \(Redaction.redact(feed.context.baseURL)), "
+                    "  \(feed.name) (\(feed.source.typeName)): \(Redaction.shown(feed.context.baseURL)), "
                         + "\(feed.source.pagination.name) pagination, \(feed.context.pageSize) per page"
                         + (feed.context.maxPages.map { ", at most \(Plural.of($0, "page"))" } ?? "")
                         + (declaration.credential.map { ", \($0)" } ?? ""))

@@ -86,6 +86,8 @@ final class PageAPI: Sendable {
     /// The feeds.yaml declaring both feeds against `base`.
     static func feedsYAML(base: String) -> String {
         """
+        settings:
+          min_refresh: 0   # the tests refresh right after the pull that filled the store
         feeds:
           - name: repos
             source: http

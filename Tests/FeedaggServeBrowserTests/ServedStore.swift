@@ -81,7 +81,10 @@ struct ServedStore {
     /// The whole response to `GET` (or `method`) `path`.
     func response(_ path: String, method: String = "GET", accept: String = "application/json") async throws -> HTTPResponse {
         guard let url = URL(string: base + path) else { throw BrowserTestError("bad path \(path)") }
-        return try await client.send(HTTPRequest(url: url, method: method, headers: ["Accept": accept]))
+        // A POST (a refresh) says it is no cross-site form: the server refuses simple state changes.
+        var headers: HTTPHeaders = ["Accept": accept]
+        if method == "POST" { headers.set("X-Feedagg-Client", "test") }
+        return try await client.send(HTTPRequest(url: url, method: method, headers: headers))
     }
 
     /// The JSON object at `path`.

@@ -27,7 +27,8 @@ struct ServeScheduleTests {
     }
 
     static func yaml(_ feeds: [String], base: URL, interval: String = "1m", extra: String = "") -> String {
-        var text = "settings:\n  interval: \(interval)\n  page_concurrency: 1\nfeeds:\n"
+        // No min_refresh: these suites test what a refresh pulls, not how often one may.
+        var text = "settings:\n  interval: \(interval)\n  page_concurrency: 1\n  min_refresh: 0\nfeeds:\n"
         for feed in feeds {
             text += "  - name: \(feed)\n    source: github.repos\n    org: \(feed)\n    per_page: 10\n    base_url: \(base.absoluteString)\n"
         }

@@ -55,9 +55,14 @@ final class ServeClient: Sendable {
 
     deinit { client.shutdown() }
 
-    /// Sends `method` to `url` with `headers`.
-    func send(_ url: URL, method: String = "GET", headers: [(String, String)] = []) async throws -> HTTPResponse {
-        try await client.send(HTTPRequest(url: url, method: method, headers: HTTPHeaders(headers)))
+    /// Sends `method` to `url` with `headers`. A POST says it is a program (`X-Feedagg-Client`),
+    /// as the server requires of a state change without a token, unless `asProgram` is false.
+    func send(_ url: URL, method: String = "GET", headers: [(String, String)] = [], asProgram: Bool = true)
+        async throws -> HTTPResponse
+    {
+        var fields = HTTPHeaders(headers)
+        if method == "POST", asProgram, fields["X-Feedagg-Client"] == nil { fields.set("X-Feedagg-Client", "test") }
+        return try await client.send(HTTPRequest(url: url, method: method, headers: fields))
     }
 
     /// GETs `url`, requiring status 200; returns the body as text and the response.

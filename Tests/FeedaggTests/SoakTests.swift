@@ -65,9 +65,10 @@ struct SoakTests {
                 base_url: \(server.baseURL)
             """
         }
-        // A day's interval: nothing is pulled but the start and the refreshes asked for.
+        // A day's interval: nothing is pulled but the start and the refreshes asked for (every one:
+        // no min_refresh, so failing feeds are not held back).
         let config = try folder.write(
-            "feeds.yaml", "settings:\n  retries: 0\n  interval: 1d\nfeeds:\n" + feeds.joined(separator: "\n") + "\n")
+            "feeds.yaml", "settings:\n  retries: 0\n  interval: 1d\n  min_refresh: 0\nfeeds:\n" + feeds.joined(separator: "\n") + "\n")
         let serve = try BackgroundProcess.start(
             try TestBinary.feedagg, arguments: ["serve", "--listen", "127.0.0.1:0", "--config", config.path, "--db", db.path],
             environment: TestBinary.cleanEnvironment)
@@ -125,7 +126,7 @@ struct SoakTests {
                     }
                 }
             }
-            let response = try await client.send(HTTPRequest(url: URL(string: address.absoluteString + "/api/refresh")!, method: "POST"))
+            let response = try await client.send(HTTPRequest(url: URL(string: address.absoluteString + "/api/refresh")!, method: "POST", headers: ["X-Feedagg-Client": "soak"]))
             try #require(response.status == 202, "POST /api/refresh: \(response.status)")
             let number = try #require((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["refresh"] as? Int)
             try await waitFor("refresh \(refresh) done") { ($0["refresh"] as? Int ?? 0) >= number && $0["done"] as? Bool == true }
@@ -148,7 +149,7 @@ struct SoakTests {
 
         // A clean refresh brings every feed to exactly the server's items.
         failing.withLock { $0 = false }
-        let last = try await client.send(HTTPRequest(url: URL(string: address.absoluteString + "/api/refresh")!, method: "POST"))
+        let last = try await client.send(HTTPRequest(url: URL(string: address.absoluteString + "/api/refresh")!, method: "POST", headers: ["X-Feedagg-Client": "soak"]))
         let lastNumber = try #require((try JSONSerialization.jsonObject(with: last.body) as? [String: Any])?["refresh"] as? Int)
         try await waitFor("the clean refresh") { ($0["refresh"] as? Int ?? 0) >= lastNumber && $0["done"] as? Bool == true }
         serve.send(SIGTERM)

@@ -62,8 +62,8 @@ extension FeedEngine {
         _ url: URL, number: Int, feed: Feed, budget: RetryBudget, conditional: Bool, head: ResumePoint.Head? = nil
     ) -> PageFetch {
         var request = request(for: url, feed: feed)
-        let loggedURL = Redaction.redact(url)
-        let memoryKey = memory?.key(for: url) ?? loggedURL
+        let loggedURL = Redaction.shown(url)
+        let memoryKey = memory?.key(for: url) ?? Redaction.redact(url)
         if let head {
             if let etag = head.etag { request.headers.set("If-None-Match", etag) }
             if let lastModified = head.lastModified { request.headers.set("If-Modified-Since", lastModified) }
@@ -277,7 +277,7 @@ extension FeedEngine {
 
     /// The redirects of `response` for the request log: `301 → <url>`, secrets redacted.
     static func hops(_ response: HTTPResponse) -> [String] {
-        response.redirects.map { "\($0.status) → \(Redaction.redact($0.location))" }
+        response.redirects.map { "\($0.status) → \(Redaction.shown($0.location))" }
     }
 
     /// ` · retrying in 0.8 s (try 2)` for the request log: `attempt` is the try that failed, the
@@ -297,7 +297,7 @@ extension FeedEngine {
             if let space = field.value.lastIndex(of: " ") { secrets.append(String(field.value[field.value.index(after: space)...])) }
         }
         for item in URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
-        where Redaction.secretQueryParameters.contains(item.name.lowercased()) {
+        where Redaction.isShownSecret(parameter: item.name) {
             if let value = item.value { secrets.append(value) }
         }
         var out = text

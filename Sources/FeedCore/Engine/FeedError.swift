@@ -27,6 +27,9 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
     public var feed: String
     /// The URL that failed (secrets redacted).
     public var url: String
+    /// The failed request in its source's own terms (an exec plugin's command), shown instead of
+    /// `GET <url>`; `nil` for `GET <url>` (``FeedSource/requestDescription(for:)``).
+    public var request: String?
     /// The 1-based page of the walk, when the failure belongs to one.
     public var page: Int?
     /// What went wrong; ``cause`` renders it for a user.
@@ -37,7 +40,7 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
     /// Creates a feed error; `url` is redacted here.
     public init(feed: String, url: URL?, page: Int?, reason: Reason) {
         self.feed = feed
-        self.url = url.map { Redaction.redact($0) } ?? ""
+        self.url = url.map { Redaction.shown($0) } ?? ""
         self.page = page
         self.reason = reason
     }
@@ -71,8 +74,8 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
     /// One line: `feed 'x': GET <url> (page N): <cause>`.
     public var description: String {
         var text = "feed '\(feed)'"
-        if !url.isEmpty { text += ": GET \(url)" }
+        if let request { text += ": \(request)" } else if !url.isEmpty { text += ": GET \(url)" }
         if let page { text += " (page \(page))" }
-        return text + ": " + cause + (attempts > 1 ? " (after \(attempts) tries)" : "")
+        return text + ": " + Redaction.shownText(cause) + (attempts > 1 ? " (after \(attempts) tries)" : "")
     }
 }

@@ -11,6 +11,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case tls = "TLS error"
         case badResponse = "bad response"
         case cancelled = "cancelled"
+        /// The request cannot be made at all, and trying again cannot help until someone changes
+        /// something (an exec plugin that is missing or not executable): never retried.
+        case cannotRun = "cannot run"
         case other = "transfer failed"
     }
 
@@ -29,6 +32,6 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(kind.rawValue): \(detail) (\(Redaction.redact(url)))"
+        "\(kind.rawValue): \(Redaction.shownText(detail)) (\(Redaction.shown(url)))"
     }
 }
