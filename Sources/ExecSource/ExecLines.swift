@@ -26,7 +26,21 @@ public enum ExecLines {
     }
 
     /// The items and next cursor of one page of output; items are named `<feed>:<id>`.
-    public static func decode(_ output: Data, feedName: String) throws(PageDecodeError) -> DecodedPage {
+    ///
+    /// An error quotes the offending line (its first 80 characters, control characters removed)
+    /// with every one of `secrets` redacted first: a plugin that prints its API key by mistake
+    /// does not have it stored as the feed's last error.
+    public static func decode(
+        _ output: Data, feedName: String, secrets: PluginSecrets = PluginSecrets([:])
+    ) throws(PageDecodeError) -> DecodedPage {
+        do {
+            return try lines(output, feedName: feedName, secrets: secrets)
+        } catch {
+            throw PageDecodeError(path: secrets.redact(error.path), secrets.redact(error.message))
+        }
+    }
+
+    private static func lines(_ output: Data, feedName: String, secrets: PluginSecrets) throws(PageDecodeError) -> DecodedPage {
         var items: [FeedItem] = []
         var next: String?
         var number = 0
@@ -39,16 +53,16 @@ public enum ExecLines {
             do {
                 value = try JSONValue.parse(bytes)
             } catch {
-                throw PageDecodeError(path: path, "malformed JSON (\(error.message)): \(snippet(bytes))")
+                throw PageDecodeError(path: path, "\(error.message): \(snippet(bytes, secrets))")
             }
             guard case .object(let members) = value, members.count == 1, let member = members.first else {
                 throw PageDecodeError(
                     path: path,
-                    "expected one object with one key (item, next, not_modified or etag), found \(snippet(bytes))")
+                    "expected one object with one key (item, next, not_modified or etag), found \(snippet(bytes, secrets))")
             }
             switch member.key {
             case "item":
-                items.append(try item(member.value, feedName: feedName, path: path + ": $.item", raw: bytes))
+                items.append(try item(member.value, feedName: feedName, path: path + ": $.item", secrets: secrets))
             case "next":
                 switch member.value {
                 case .string(let cursor): next = cursor
@@ -59,14 +73,14 @@ public enum ExecLines {
                 break
             default:
                 throw PageDecodeError(
-                    path: path, "unknown key '\(member.key)' (expected item, next, not_modified or etag): \(snippet(bytes))")
+                    path: path, "unknown key '\(member.key)' (expected item, next, not_modified or etag): \(snippet(bytes, secrets))")
             }
         }
         return DecodedPage(items: items, nextCursor: next)
     }
 
     /// One item object.
-    static func item(_ value: JSONValue, feedName: String, path: String, raw: Data) throws(PageDecodeError) -> FeedItem {
+    static func item(_ value: JSONValue, feedName: String, path: String, secrets: PluginSecrets) throws(PageDecodeError) -> FeedItem {
         guard case .object(let members) = value else {
             throw PageDecodeError(path: path, "expected an object, found \(value.kindDescription)")
         }
@@ -84,7 +98,7 @@ public enum ExecLines {
         func date(_ key: String) throws(PageDecodeError) -> Date? {
             guard let text = try string(key) else { return nil }
             guard let date = ISO8601.date(from: text) else {
-                throw PageDecodeError(path: "\(path).\(key)", "expected an RFC 3339 timestamp, found '\(text.prefix(40))'")
+                throw PageDecodeError(path: "\(path).\(key)", "expected an RFC 3339 timestamp, found '\(secrets.redact(text, cutAt: 40))'")
             }
             return date
         }
@@ -105,11 +119,12 @@ public enum ExecLines {
             raw: value.serialized)
     }
 
-    /// The first 80 characters of a line, control characters removed.
-    static func snippet(_ bytes: Data) -> String {
-        let text = String(decoding: bytes.prefix(200), as: UTF8.self)
+    /// The first 80 characters of a line, control characters removed, then `secrets` redacted
+    /// (before the cut, so no piece of a secret is left at its end).
+    static func snippet(_ bytes: Data, _ secrets: PluginSecrets) -> String {
+        let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
         let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
-        return "'" + (clean.count > 80 ? clean.prefix(79) + "…" : Substring(clean)) + "'"
+        return "'" + secrets.redact(clean, cutAt: 80) + "'"
     }
 }
 

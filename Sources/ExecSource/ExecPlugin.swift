@@ -73,15 +73,27 @@ public struct ExecPlugin: Sendable {
         return object.serialized + Data([0x0A])
     }
 
-    /// `text` with every environment value of 4 or more characters replaced by `REDACTED`, and
-    /// control characters other than newlines and tabs removed (stderr shown to a user).
+    /// The secrets the plugin is given (its environment's values), to redact from what it prints.
+    public var secrets: PluginSecrets { PluginSecrets(environment) }
+
+    /// `text` with control characters other than newlines and tabs removed, then every environment
+    /// value of 4 or more characters replaced by `REDACTED` (stderr shown to a user). Removing the
+    /// control characters first means none can hide a secret from the redaction.
     public func sanitized(_ text: String) -> String {
-        var out = text
-        for value in environment.values where value.count >= 4 {
-            out = out.replacingOccurrences(of: value, with: "REDACTED")
-        }
-        return String(
+        let clean = String(
             String.UnicodeScalarView(
-                out.unicodeScalars.filter { $0 == "\n" || $0 == "\t" || $0.properties.generalCategory != .control }))
+                text.unicodeScalars.filter { $0 == "\n" || $0 == "\t" || $0.properties.generalCategory != .control }))
+        return secrets.redact(clean)
+    }
+
+    /// The command as messages name it: `./hn.py --front-page` (a word with white space quoted,
+    /// control characters removed, secrets redacted, at most 120 characters).
+    public var commandDescription: String {
+        let words = command.map { word in
+            word.isEmpty || word.contains(where: \.isWhitespace) ? "'\(word)'" : word
+        }
+        let clean = String(
+            String.UnicodeScalarView(words.joined(separator: " ").unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        return secrets.redact(clean, cutAt: 120)
     }
 }

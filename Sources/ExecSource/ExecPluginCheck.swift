@@ -34,12 +34,11 @@ public enum ExecPluginCheck {
                 return nil
             }
             guard result.status == 0, !result.signaled else {
-                let how = result.signaled ? "was killed by signal \(result.status)" : "exited with status \(result.status)"
-                report.violations.append("\(label): the plugin \(how)\(ExecTransport.tail(plugin.sanitized(result.errors)))")
+                report.violations.append("\(label): \(ExecTransport.exitDetail(result, errors: plugin.sanitized(result.errors)))")
                 return nil
             }
             do {
-                return (try ExecLines.decode(result.output, feedName: plugin.feedName), result.output)
+                return (try ExecLines.decode(result.output, feedName: plugin.feedName, secrets: plugin.secrets), result.output)
             } catch {
                 report.violations.append("\(label): \(error.description)")
                 return nil
@@ -76,6 +75,8 @@ public enum ExecPluginCheck {
             }
         }
         if report.items == 0 { report.violations.append("the plugin listed no item: nothing was checked") }
+        // Ids and cursors are quoted from the plugin's output: its secrets are not.
+        report.violations = report.violations.map { plugin.secrets.redact($0) }
         return report
     }
 }

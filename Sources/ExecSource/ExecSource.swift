@@ -93,11 +93,25 @@ public struct ExecSource: FeedSource {
         }
     }
 
+    /// `plugin ./hn.py --front-page`, and `, cursor 'c2'` on a later page: errors name the plugin,
+    /// not the placeholder endpoint (`https://exec.feedagg.invalid/exec/NAME`) no request leaves for.
+    /// The cursor came from the plugin's output: its secrets are redacted, and it is cut at 60
+    /// characters.
+    public func requestDescription(for url: URL) -> String? {
+        var text = "plugin " + plugin.commandDescription
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        if let cursor = query.last(where: { $0.name == "cursor" })?.value {
+            let clean = String(String.UnicodeScalarView(cursor.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            text += ", cursor '\(plugin.secrets.redact(clean, cutAt: 60))'"
+        }
+        return text
+    }
+
     /// Cursor paging through the plugin's `next` lines.
     public var pagination: any PaginationStrategy { ExecPagination() }
 
-    /// Decodes the plugin's JSON lines.
+    /// Decodes the plugin's JSON lines (the plugin's secrets redacted from any line an error quotes).
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {
-        try ExecLines.decode(page.response.body, feedName: plugin.feedName)
+        try ExecLines.decode(page.response.body, feedName: plugin.feedName, secrets: plugin.secrets)
     }
 }

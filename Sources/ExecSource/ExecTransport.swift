@@ -8,8 +8,8 @@ import Foundation
 /// plugin's standard output as the body (``ExecSource`` decodes it), `304 Not Modified` when the
 /// plugin printed `{"not_modified": true}`, and an `ETag` header when it printed `{"etag": …}`,
 /// so conditional requests, retries, the store and merging apply unchanged. A plugin that exits
-/// non-zero, runs past its timeout or floods its output is a ``TransportError`` naming the feed,
-/// with the tail of its standard error (environment values redacted).
+/// non-zero, runs past its timeout, floods its output or cannot be run is a ``TransportError``
+/// saying what happened, with the tail of its standard error (environment values redacted).
 public struct ExecTransport: HTTPTransport {
     /// The plugins by their endpoint (the URL without its query).
     private let plugins: [String: ExecPlugin]
@@ -67,10 +67,7 @@ public struct ExecTransport: HTTPTransport {
         let errors = plugin.sanitized(run.errors)
         stderrLog?.record(errors, feed: plugin.feedName)
         guard run.status == 0, !run.signaled else {
-            let how = run.signaled ? "was killed by signal \(run.status)" : "exited with status \(run.status)"
-            throw TransportError(
-                kind: .badResponse, url: request.url,
-                detail: "plugin of feed '\(plugin.feedName)' (\(plugin.command[0])) \(how)" + Self.tail(errors))
+            throw TransportError(kind: .badResponse, url: request.url, detail: Self.exitDetail(run, errors: errors))
         }
         var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson"]
         let control = ExecLines.control(in: run.output)
@@ -84,7 +81,13 @@ public struct ExecTransport: HTTPTransport {
             url: request.url)
     }
 
-    /// `: <last 500 characters of stderr, on one line>`, or nothing.
+    /// `the plugin exited with status 3; stderr: …` or `the plugin was killed by signal 9 (Killed)`.
+    static func exitDetail(_ run: ExecRunner.Run, errors: String) -> String {
+        let how = run.signaled ? "was killed by signal \(ExecRunner.signalName(run.status))" : "exited with status \(run.status)"
+        return "the plugin \(how)" + tail(errors)
+    }
+
+    /// `; stderr: <last 500 characters of stderr, on one line>`, or nothing.
     static func tail(_ errors: String) -> String {
         let trimmed = errors.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return "" }
@@ -94,25 +97,38 @@ public struct ExecTransport: HTTPTransport {
 }
 
 extension ExecRunner.Failure {
+    /// The transport failure it is: a timeout is retried like a network one; a plugin that is
+    /// missing or not executable is not (``TransportError/Kind/cannotRun``).
     var kind: TransportError.Kind {
         switch self {
         case .timedOut: .timedOut
         case .outputTooLarge: .responseTooLarge
+        case .cancelled: .cancelled
+        case .notFound, .notExecutable, .badFormat: .cannotRun
         case .cannotStart, .textFileBusy: .other
         }
     }
 
+    /// What happened, in the plugin's terms (the feed and the command are named by the error that
+    /// carries it: ``ExecSource/requestDescription(for:)``).
     func detail(_ plugin: ExecPlugin) -> String {
-        let name = "plugin of feed '\(plugin.feedName)' (\(plugin.command[0]))"
         switch self {
         case .timedOut:
-            return "\(name) ran longer than its timeout of \(plugin.timeout) and was killed"
+            return "the plugin ran longer than its timeout of \(plugin.timeout) and was killed (with its process group)"
         case .outputTooLarge:
-            return "\(name) wrote more than \(plugin.maxOutputBytes) bytes of output for one page and was killed"
+            return "the plugin wrote more than \(plugin.maxOutputBytes) bytes of output for one page and was killed"
+        case .notFound(let what):
+            return "not found: \(plugin.secrets.redact(what))"
+        case .notExecutable(let path):
+            return "not executable (permission denied): \(plugin.secrets.redact(path))"
+        case .badFormat(let path):
+            return "not an executable format (a script needs a #! line): \(plugin.secrets.redact(path))"
         case .cannotStart(let reason):
-            return "\(name) could not be run: \(plugin.sanitized(reason))"
+            return "the plugin could not be started: \(plugin.sanitized(reason))"
         case .textFileBusy:
-            return "\(name) could not be run: the executable is busy"
+            return "the plugin could not be started: the executable is busy"
+        case .cancelled:
+            return "the run was cancelled and the plugin killed"
         }
     }
 }

@@ -33,6 +33,11 @@ struct Feedagg: AsyncParsableCommand {
 
     /// Runs the command and maps every error to a documented exit status.
     static func main() async {
+        // A write to a pipe or socket whose reader is gone fails with EPIPE instead of killing the
+        // process: an exec plugin that exits without reading its request fails only its feed.
+        // Standard output keeps its behaviour (Console.output: EPIPE ends feedagg quietly, as
+        // SIGPIPE did, so `feedagg show | head -1` still ends silently).
+        signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let unknown = UnknownCommand.check(arguments, commands: configuration.subcommands.map { $0._commandName }) {
             Console().error(unknown.description)

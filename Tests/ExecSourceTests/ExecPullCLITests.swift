@@ -131,13 +131,15 @@ struct ExecPullCLITests {
         #expect(output.status != 0)
         #expect(try Self.ids(output).sorted() == ["good:1", "stuck:5"], "a cycle keeps the pages already fetched")
         let errors = output.stderr
-        #expect(errors.contains("plugin of feed 'exit3' (./exit3.sh) exited with status 3; stderr: auth failed with REDACTED"), "\(errors)")
+        #expect(errors.contains("✗ feed 'exit3': plugin ./exit3.sh (page 1): "), "the feed and the command, once each: \(errors)")
+        #expect(errors.contains("the plugin exited with status 3; stderr: auth failed with REDACTED"), "\(errors)")
         #expect(!errors.contains("sup3r-s3cret"))
         #expect(errors.contains("feed 'malformed'") && errors.contains("at line 3"), "\(errors)")
         #expect(errors.contains("'{\"item\": {\"id\": 2, \"title\": oops}}'"), "\(errors)")
         #expect(errors.contains("missing required field 'title' at line 1: $.item.title"), "\(errors)")
-        #expect(errors.contains("plugin of feed 'hang' (./hang.sh) ran longer than its timeout of 1.0 seconds and was killed"), "\(errors)")
-        #expect(errors.contains("plugin of feed 'flood' (./flood.sh) wrote more than 65536 bytes of output for one page and was killed"), "\(errors)")
+        #expect(errors.contains("✗ feed 'hang': plugin ./hang.sh (page 1): timed out: the plugin ran longer than its timeout of 1.0 seconds and was killed"), "\(errors)")
+        #expect(errors.contains("✗ feed 'flood': plugin ./flood.sh (page 1): response too large: the plugin wrote more than 65536 bytes of output for one page and was killed"), "\(errors)")
+        #expect(!errors.contains("exec.feedagg.invalid"), "\(errors)")
         #expect(errors.contains("feed 'stuck'") && errors.contains("pagination cycle"), "\(errors)")
         // The hung plugin and the child it started are gone: the whole process group was killed.
         for file in ["hang.pid", "child.pid"] {

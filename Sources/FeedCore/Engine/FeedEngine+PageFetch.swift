@@ -32,6 +32,7 @@ extension FeedEngine {
         /// The feed's failure at this page, after `attempts` tries of its request.
         func failure(_ reason: FeedError.Reason, attempts: Int = 1) -> FeedError {
             var failure = FeedError(feed: feed.name, url: url, page: number, reason: reason)
+            failure.request = feed.source.requestDescription(for: url)
             failure.attempts = attempts
             return failure
         }

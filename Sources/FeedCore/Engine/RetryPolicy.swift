@@ -51,7 +51,7 @@ public struct RetryPolicy: Sendable {
     public func retries(_ kind: TransportError.Kind) -> Bool {
         switch kind {
         case .connectionFailed, .timedOut, .badResponse, .other: return true
-        case .responseTooLarge, .tooManyRedirects, .tls, .cancelled: return false
+        case .responseTooLarge, .tooManyRedirects, .tls, .cancelled, .cannotRun: return false
         }
     }
 

@@ -289,7 +289,9 @@ struct Walk {
         }
         let url = point.urls[0]
         if visited.contains(url) {
-            ending.error = FeedError(feed: feed.name, url: url, page: nextNumber, reason: .paginationCycle)
+            var cycle = FeedError(feed: feed.name, url: url, page: nextNumber, reason: .paginationCycle)
+            cycle.request = feed.source.requestDescription(for: url)
+            ending.error = cycle
             return
         }
         if position.pageBase >= maxPages {
@@ -309,7 +311,9 @@ struct Walk {
         var current = page
         while let next = strategy.nextPage(after: current) {
             if visited.contains(next) {
-                ending.error = FeedError(feed: feed.name, url: next, page: nextNumber, reason: .paginationCycle)
+                var cycle = FeedError(feed: feed.name, url: next, page: nextNumber, reason: .paginationCycle)
+                cycle.request = feed.source.requestDescription(for: next)
+                ending.error = cycle
                 return
             }
             if position.pageBase + position.pages >= maxPages {

@@ -35,6 +35,10 @@ public protocol FeedSource: Sendable {
     func firstPageURL(updatedSince date: Date) -> URL?
     /// Maps one page of the response into items (and, for page-number APIs, the totals).
     func decodePage(_ page: FetchedPage) throws -> DecodedPage
+    /// How errors name a request for `url`, when not `GET <url>`: a source whose requests never
+    /// reach the network (an exec plugin's placeholder endpoints) names them in its own terms.
+    /// `nil` (the default) for `GET <url>`, secrets redacted.
+    func requestDescription(for url: URL) -> String?
 }
 
 extension FeedSource {
@@ -42,6 +46,7 @@ extension FeedSource {
     public var credentialHeaders: HTTPHeaders { [:] }
     public var ordering: ItemOrdering { .unordered }
     public func firstPageURL(updatedSince date: Date) -> URL? { nil }
+    public func requestDescription(for url: URL) -> String? { nil }
     /// The source type name of this instance.
     public var typeName: String { Self.descriptor.typeName }
 }
