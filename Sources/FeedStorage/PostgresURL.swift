@@ -1,11 +1,14 @@
 import Foundation
 
 /// Where a PostgreSQL store is: `postgres://user[:password]@host[:port]/database` (or `postgresql://`),
-/// or the Unix-socket form `postgres://user@/database?host=/path/to/socketdir`.
+/// or the Unix-socket form `postgres://user@/database?host=/path/to/socketdir`, with libpq's TLS
+/// parameters in the query (``PostgresTLS``: `sslmode`, `sslrootcert`, `sslcert`, `sslkey`).
 ///
-/// The password comes from the URL (percent-encoded; `${VAR}` is replaced from the environment
-/// first), else from ``init(_:environment:passwordFile:)``'s `passwordFile` contents, else from
-/// `PGPASSWORD`. It is never part of ``redacted``, the form every message shows.
+/// The password comes from the URL (percent-encoded, or raw where that is unambiguous: a raw `/`,
+/// `?`, `#` or `@` in it is taken as the password's up to the last `@` before the host; `${VAR}` is
+/// replaced from the environment first), else from ``init(_:environment:passwordFile:)``'s
+/// `passwordFile` contents, else from `PGPASSWORD`. It is never part of ``redacted``, the form every
+/// message shows, nor of a parse error (which shows the URL without its user info).
 public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// The user name.
     public var user: String
@@ -19,6 +22,8 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     public var socketDirectory: String?
     /// The database name.
     public var database: String
+    /// How TCP connections use TLS (a Unix socket never does, as with libpq).
+    public var tls: PostgresTLS
 
     /// Whether `text` names a PostgreSQL store (`postgres://` or `postgresql://`) rather than a file.
     public static func isPostgres(_ text: String) -> Bool {
@@ -28,39 +33,31 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses `text`; `${VAR}` references are replaced from `environment` first.
     ///
     /// - Parameters:
+    ///   - environment: `${VAR}` values, `PGPASSWORD`, the `PGSSL*` variables and `HOME` (for `~/`).
     ///   - passwordFile: The password read from a `_file` secret, used when the URL carries none.
-    /// - Throws: ``StoreError`` (``StoreError/Kind/cannotOpen``) naming the redacted URL when it is not one.
+    /// - Throws: ``StoreError`` (``StoreError/Kind/cannotOpen``) naming the URL without its user
+    ///   info (``withoutUserInfo(_:)``) when it is not one.
     public init(_ text: String, environment: [String: String] = [:], passwordFile: String? = nil) throws {
         let expanded = Self.interpolate(text, environment: environment)
-        let shown = Self.redact(expanded)
+        let shown = Self.withoutUserInfo(expanded)
         func invalid(_ detail: String) -> StoreError {
             StoreError(kind: .cannotOpen, path: shown, operation: "parse the store URL", detail: detail)
         }
         guard Self.isPostgres(expanded) else { throw invalid("not a postgres:// or postgresql:// URL") }
-        let rest = expanded.drop(while: { $0 != ":" }).dropFirst(3)
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        var tail = rest[authorityEnd...]
-        var query = Substring("")
-        if let mark = tail.firstIndex(of: "?") {
-            query = tail[tail.index(after: mark)...]
-            tail = tail[..<mark]
-        }
-        var userInfo = Substring("")
-        var hostPort = authority
-        if let at = authority.lastIndex(of: "@") {
-            userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-        }
-        var user = userInfo
+        let parts = Self.split(expanded)
+        var user = Substring("")
         var password: String?
-        if let colon = userInfo.firstIndex(of: ":") {
-            user = userInfo[..<colon]
-            password = String(userInfo[userInfo.index(after: colon)...]).removingPercentEncoding
+        if let userInfo = parts.userInfo {
+            user = userInfo
+            if let colon = userInfo.firstIndex(of: ":") {
+                user = userInfo[..<colon]
+                password = Self.decoded(userInfo[userInfo.index(after: colon)...])
+            }
         }
-        var userName = String(user).removingPercentEncoding ?? String(user)
+        var userName = Self.decoded(user)
+        let hostPort = parts.hostPort
         var port = 5432
-        var host: String? = hostPort.isEmpty ? nil : String(hostPort)
+        var host: String? = hostPort.isEmpty ? nil : Self.decoded(hostPort)
         if hostPort.hasPrefix("[") {
             // [v6]:port
             if let close = hostPort.firstIndex(of: "]") {
@@ -76,29 +73,38 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
                 throw invalid("the port is not a number from 1 to 65535")
             }
             port = value
-            host = hostPort[..<colon].isEmpty ? nil : String(hostPort[..<colon])
+            host = hostPort[..<colon].isEmpty ? nil : Self.decoded(hostPort[..<colon])
         }
         var socketDirectory: String?
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let value = String(parts[1]).removingPercentEncoding ?? String(parts[1])
-            switch parts[0] {
+        var tlsParameters: [String: String] = [:]
+        for pair in parts.query.split(separator: "&") {
+            let pieces = pair.split(separator: "=", maxSplits: 1)
+            guard pieces.count == 2 else { continue }
+            let value = Self.decoded(pieces[1])
+            switch pieces[0] {
             case "host" where value.hasPrefix("/"): socketDirectory = value
             case "host": host = value
             case "port":
-                guard let number = Int(value) else { throw invalid("the port is not a number") }
+                guard let number = Int(value), (1...65535).contains(number) else {
+                    throw invalid("the port is not a number from 1 to 65535")
+                }
                 port = number
             case "user": userName = value
             case "password": password = value
+            case let name where PostgresTLS.parameterNames.contains(String(name)): tlsParameters[String(name)] = value
             default: continue
             }
         }
-        let database = String(tail.drop(while: { $0 == "/" })).removingPercentEncoding ?? ""
+        let database = Self.decoded(parts.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw invalid("no database name (postgres://user@host:port/DATABASE)") }
         guard !userName.isEmpty else { throw invalid("no user name (postgres://USER@host:port/database)") }
         if host == nil && socketDirectory == nil {
             throw invalid("no host: give host[:port], or ?host=/path/to/socketdir for a Unix socket")
+        }
+        do {
+            tls = try PostgresTLS(parameters: tlsParameters, environment: environment)
+        } catch {
+            throw invalid(error.description)
         }
         if socketDirectory != nil { host = nil }
         self.user = userName
@@ -143,47 +149,8 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         return result + rest
     }
 
-    /// `text` with `password` (percent-encoded, so no `${` in it is expanded) in its user info, when
-    /// it names a user and carries no password of its own (in the user info or as `password=`);
-    /// otherwise `text` unchanged.
-    public static func withPassword(_ password: String, in text: String) -> String {
-        guard let at = passwordPosition(in: text) else { return text }
-        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        let encoded = password.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-        var text = text
-        text.insert(contentsOf: ":" + encoded, at: at)
-        return text
-    }
-
-    /// Whether `text` names a user and carries no password (see ``withPassword(_:in:)``).
-    public static func lacksPassword(_ text: String) -> Bool { passwordPosition(in: text) != nil }
-
-    /// Where a password would go in `text` (its user info's `@`), when it names a user and has none.
-    static func passwordPosition(in text: String) -> String.Index? {
-        guard let scheme = text.range(of: "://"), !text.contains("password=") else { return nil }
-        let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
-        guard let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"), at > scheme.upperBound,
-            !text[scheme.upperBound..<at].contains(":")
-        else { return nil }
-        return at
-    }
-
-    /// `text` (a URL that may not parse) with the password of its user info and any `password=`
-    /// query parameter replaced by `***`.
-    public static func redact(_ text: String) -> String {
-        var text = text
-        if let scheme = text.range(of: "://") {
-            let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
-            if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
-                let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-            {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
-        if let range = text.range(of: "password=") {
-            let end = text[range.upperBound...].firstIndex(of: "&") ?? text.endIndex
-            text.replaceSubrange(range.upperBound..<end, with: "***")
-        }
-        return text
+    /// `text` percent-decoded; as it is when it holds an invalid escape (a raw `%`).
+    static func decoded(_ text: Substring) -> String {
+        String(text).removingPercentEncoding ?? String(text)
     }
 }

@@ -120,11 +120,19 @@ extension Aggregator {
 
     /// `feedagg feeds`: every declared feed with what the store holds, then the stored feeds it
     /// does not declare, each with its ``FeedStatus/Standing``. Without a configuration (`nil`,
-    /// `--db` only): every stored feed, by name.
+    /// `--db` only): every stored feed, by name. A PostgreSQL store is announced on the console
+    /// (``announceStore(_:)``).
     public func feedStatuses(configPath: String?, store location: StoreLocation) throws -> [FeedStatus] {
         let declared = try configPath.map {
             try FeedsLoader.load(path: $0, sources: registry.descriptors, environment: environment).feeds
         } ?? []
+        if case .postgres(let text) = configuredLocation(location, config: configPath) {
+            // Opened here to say how it is reached (TLS, verified) before the list.
+            let store = try openPostgres(text)
+            defer { try? store.close() }
+            announceStore(store)
+            return try feedStatuses(declared: declared, configPath: configPath, store: location, lent: store)
+        }
         return try feedStatuses(declared: declared, configPath: configPath, store: location)
     }
 

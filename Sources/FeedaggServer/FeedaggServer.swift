@@ -152,7 +152,7 @@ public struct FeedaggServer: Sendable {
         #if PostgreSQL
             guard case .postgres(let text) = settings.store else { return nil }
             let url = try PostgresURL(text, environment: aggregator.environment)
-            return PostgresSharedSchedule(
+            return try PostgresSharedSchedule(
                 url: url, leaseTimeout: .seconds(document.settings.leaseTimeout * settings.intervalScale),
                 maxConnectionsPerHost: document.settings.maxConnectionsPerHost)
         #else

@@ -31,12 +31,12 @@ final class PostgresSharedSchedule: SharedSchedule {
     var leaseTimeout: Duration { coordinator.settings.leaseTimeout }
 
     /// A schedule on the database `url` names; `leaseTimeout` scaled, `maxConnectionsPerHost` for
-    /// all workers together.
-    init(url: PostgresURL, leaseTimeout: Duration, maxConnectionsPerHost: Int) {
+    /// all workers together. Throws ``PostgresTLSError`` when a TLS file of `url` cannot be loaded.
+    init(url: PostgresURL, leaseTimeout: Duration, maxConnectionsPerHost: Int) throws {
         let logger = Logger(label: "feedagg.workers", factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
         // One of the five is held by watchDue's LISTEN.
-        client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 5), backgroundLogger: logger)
+        client = PostgresClient(configuration: try url.clientConfiguration(maximumConnections: 5), backgroundLogger: logger)
         let client = self.client
         runner = Task.detached { await client.run() }  // ends with stop(), not with the group's graceful shutdown
         coordinator = WorkerCoordinator(

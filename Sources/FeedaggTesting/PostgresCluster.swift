@@ -35,16 +35,19 @@ public final class PostgresCluster: Sendable {
     public let version: String
     /// The cluster's folder (data directory, socket, log).
     public let folder: URL
+    /// Its certificates, when started with TLS (``start(timeout:tls:)``, ``sharedTLS()``).
+    public let tls: PostgresClusterTLS?
 
     let installation: PostgresInstallation
     private let watchdog: ClusterWatchdog
     private let sequence = Mutex(0)
 
     private init(
-        port: Int, folder: URL, installation: PostgresInstallation, watchdog: ClusterWatchdog
+        port: Int, folder: URL, installation: PostgresInstallation, watchdog: ClusterWatchdog, tls: PostgresClusterTLS?
     ) {
         self.port = port
         self.folder = folder
+        self.tls = tls
         self.socketDirectory = folder.path
         self.version = installation.version
         self.installation = installation
@@ -55,6 +58,12 @@ public final class PostgresCluster: Sendable {
     /// for the same start). It lives until the process ends; its watchdog then removes it.
     public static func shared() async throws -> PostgresCluster {
         try await SharedPostgresCluster.instance.cluster()
+    }
+
+    /// The cluster with TLS (``start(timeout:tls:)`` with `tls: true`) shared by every test of this
+    /// process, started on first use.
+    public static func sharedTLS() async throws -> PostgresCluster {
+        try await SharedPostgresCluster.tlsInstance.cluster()
     }
 
     /// The folder of the server's programs (`psql`, `pg_isready`, …) of ``version``.
@@ -68,9 +77,12 @@ public final class PostgresCluster: Sendable {
 
     /// Starts a new cluster of its own (most tests want ``shared()``); ``stop()`` ends it.
     ///
-    /// - Parameter timeout: how long `initdb` and the server's start may take each (generous: the
-    ///   machine may be loaded).
-    public static func start(timeout: Duration = .seconds(120)) async throws -> PostgresCluster {
+    /// - Parameters:
+    ///   - timeout: how long `initdb` and the server's start may take each (generous: the machine
+    ///     may be loaded).
+    ///   - tls: whether the server speaks TLS (`ssl = on`), with certificates `openssl` makes in
+    ///     the cluster's folder (``PostgresClusterTLS``).
+    public static func start(timeout: Duration = .seconds(120), tls: Bool = false) async throws -> PostgresCluster {
         let installation = try PostgresInstallation.locate()
         // /tmp rather than $TMPDIR: the `postgres` account must reach it, and a Unix socket path
         // must stay under 108 bytes.
@@ -84,9 +96,19 @@ public final class PostgresCluster: Sendable {
                 throw PostgresClusterError("cannot create the cluster folder \(folder.path): \(error)")
             }
             try installation.handOver(folder.path)
-            try await initialise(installation, folder: folder, timeout: timeout)
+            var certificates: PostgresClusterTLS?
+            if tls {
+                let made = try await PostgresClusterTLS.make(in: folder.appendingPathComponent("tls"))
+                // The server reads its key, certificate and the CA's (its key must be its own, 0600).
+                for path in [made.folder.path, made.serverKey, made.serverCertificate, made.caCertificate] {
+                    try installation.handOver(path)
+                }
+                certificates = made
+            }
+            try await initialise(installation, folder: folder, timeout: timeout, tls: certificates)
             let port = try await startServer(installation, folder: folder, timeout: timeout)
-            let cluster = PostgresCluster(port: port, folder: folder, installation: installation, watchdog: watchdog)
+            let cluster = PostgresCluster(
+                port: port, folder: folder, installation: installation, watchdog: watchdog, tls: certificates)
             try await cluster.prepareRoles()
             return cluster
         } catch {
@@ -114,8 +136,11 @@ public final class PostgresCluster: Sendable {
     // MARK: - Start
 
     /// Runs `initdb` and writes the configuration: loopback only, the socket in `folder`, no
-    /// durability (a throwaway cluster), trust except for the password groups' members.
-    private static func initialise(_ installation: PostgresInstallation, folder: URL, timeout: Duration) async throws {
+    /// durability (a throwaway cluster), trust except for the password groups' members; with
+    /// `tls`, TLS on and its roles' rules first.
+    private static func initialise(
+        _ installation: PostgresInstallation, folder: URL, timeout: Duration, tls: PostgresClusterTLS?
+    ) async throws {
         let data = folder.appendingPathComponent("data").path
         let (executable, arguments) = installation.asServerAccount(
             "initdb",
@@ -136,9 +161,9 @@ public final class PostgresCluster: Sendable {
             synchronous_commit = off
             full_page_writes = off
             log_min_messages = warning
-            """
+            """ + (tls.map { "\n" + $0.serverSettings + "\n" } ?? "")
         // Members of these groups must give a password (SCRAM or MD5); everyone else is trusted.
-        let hba = """
+        let hba = (tls?.hostRules ?? "") + """
             # TYPE  DATABASE  USER                                ADDRESS       METHOD
             local   all       +\(PasswordAuthentication.scramSHA256.group)                 scram-sha-256
             local   all       +\(PasswordAuthentication.md5.group)                         md5
@@ -232,7 +257,10 @@ public final class PostgresCluster: Sendable {
     /// The group roles whose members must authenticate with a password.
     private func prepareRoles() async throws {
         let groups = PasswordAuthentication.allCases.map { "CREATE ROLE \($0.group) NOLOGIN;" }.joined(separator: " ")
-        _ = try await psql(groups)
+        let tlsRoles =
+            tls == nil
+            ? "" : " CREATE ROLE \(PostgresClusterTLS.clientRole) LOGIN CREATEDB; CREATE ROLE \(PostgresClusterTLS.tlsOnlyRole) LOGIN CREATEDB;"
+        _ = try await psql(groups + tlsRoles)
     }
 
     /// A number unique within this cluster, for names.
@@ -246,12 +274,17 @@ public final class PostgresCluster: Sendable {
 
 /// Holds the process's shared cluster; the first caller starts it, the others wait for it.
 private actor SharedPostgresCluster {
-    static let instance = SharedPostgresCluster()
+    static let instance = SharedPostgresCluster(tls: false)
+    static let tlsInstance = SharedPostgresCluster(tls: true)
+    private let tls: Bool
     private var starting: Task<PostgresCluster, any Error>?
+
+    private init(tls: Bool) { self.tls = tls }
 
     func cluster() async throws -> PostgresCluster {
         if let starting { return try await starting.value }
-        let task = Task { try await PostgresCluster.start() }
+        let tls = self.tls
+        let task = Task { try await PostgresCluster.start(tls: tls) }
         starting = task
         return try await task.value
     }

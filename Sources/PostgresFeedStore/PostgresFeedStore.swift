@@ -24,6 +24,8 @@ import PostgresNIO
 public final class PostgresFeedStore: StoreDriver {
     /// The URL (its ``PostgresURL/redacted`` form is ``location``).
     public let url: PostgresURL
+    /// How its connections reach the server (TLS, verification), as the first connection found.
+    public let link: PostgresLink
     /// Whether commits store each item's original JSON.
     public let keepRaw: Bool
     let client: PostgresClient
@@ -41,11 +43,12 @@ public final class PostgresFeedStore: StoreDriver {
     public var location: String { url.redacted }
 
     private init(
-        url: PostgresURL, client: PostgresClient, bridge: PostgresBridge, runner: Task<Void, Never>,
+        url: PostgresURL, link: PostgresLink, client: PostgresClient, bridge: PostgresBridge, runner: Task<Void, Never>,
         now: @escaping @Sendable () -> Date, keepRaw: Bool, claimTimeout: TimeInterval, readTimeout: Duration
     ) {
         self.readTimeout = readTimeout
         self.url = url
+        self.link = link
         self.client = client
         self.bridge = bridge
         self.runner = runner
@@ -65,27 +68,16 @@ public final class PostgresFeedStore: StoreDriver {
         connectTimeout: Duration = .seconds(10), claimTimeout: TimeInterval = 300, readTimeout: Duration = .seconds(30)
     ) throws -> PostgresFeedStore {
         let bridge = PostgresBridge()
-        var configured = url.connectionConfiguration
-        configured.options.connectTimeout = .nanoseconds(Int64(connectTimeout.seconds * 1e9))
-        let connection = configured
-        // One connection first: a refused connection or login is an error now, not a pool retrying.
+        let link: PostgresLink
+        var configuration: PostgresClient.Configuration
         do {
-            try bridge.wait {
-                let first = try await PostgresConnection.connect(configuration: connection, id: 1, logger: Self.logger)
-                do {
-                    try await PostgresSchema.migrate(first)
-                } catch {
-                    try? await first.close()
-                    throw error
-                }
-                try await first.close()
-            }
+            link = try connectFirst(url: url, connectTimeout: connectTimeout, bridge: bridge)
+            configuration = try url.clientConfiguration(maximumConnections: 8)
         } catch let error as StoreError {
             throw StoreError(kind: error.kind, path: url.redacted, operation: error.operation, detail: error.detail)
         } catch {
             throw StoreError.postgres(error, url: url, operation: "open")
         }
-        var configuration = url.clientConfiguration(maximumConnections: 8)
         configuration.options.connectTimeout = connectTimeout
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         // Detached: a task created inside a service of a ServiceLifecycle group (serve's scheduler)
@@ -94,7 +86,7 @@ public final class PostgresFeedStore: StoreDriver {
         // (and some waited on it for good). The pool ends with ``close()``, when its pull is done.
         let runner = Task.detached(executorPreference: bridge.executor) { await client.run() }
         return PostgresFeedStore(
-            url: url, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
+            url: url, link: link, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
             claimTimeout: claimTimeout, readTimeout: readTimeout)
     }
 

@@ -10,6 +10,7 @@ extension StoreError {
     /// ``StoreError/Kind/cannotOpen`` naming host:port/database, lock timeouts ``StoreError/Kind/locked``.
     static func postgres(_ error: any Error, url: PostgresURL, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
+        if let failure = tls(error, url: url, operation: operation) { return failure }
         let shown = url.redacted
         guard let error = error as? PSQLError else {
             return StoreError(kind: .database, path: shown, operation: operation, detail: PostgresURL.redact("\(error)"))

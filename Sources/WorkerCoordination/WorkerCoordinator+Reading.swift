@@ -13,8 +13,10 @@ extension WorkerCoordinator {
     /// Reads on one connection of its own, closed before it returns; registers nothing.
     public static func readSchedule(_ url: PostgresURL) async throws(CoordinationError) -> [FeedScheduleStatus]? {
         let logger = Logger(label: "feedagg.workers", factory: { _ in SwiftLogNoOpLogHandler() })
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 1), backgroundLogger: logger)
         do {
+            // The store's TLS settings (PostgresURL.tls), as every connection to the store.
+            let client = PostgresClient(
+                configuration: try url.clientConfiguration(maximumConnections: 1), backgroundLogger: logger)
             return try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
