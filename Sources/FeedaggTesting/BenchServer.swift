@@ -116,11 +116,14 @@ public final class BenchServer: Sendable {
         stop()
     }
 
+    /// Whether bench-server tests run: when the server and python3 are here, and always in CI,
+    /// where a missing one fails the test (``start(_:timeout:)`` says what is missing) instead of
+    /// skipping it (``TestPrerequisites``).
     public static var isAvailable: Bool {
-        RepositoryPaths.hasBenchServer && pythonPath != nil
+        TestPrerequisites.runs(needing: RepositoryPaths.hasBenchServer && pythonPath != nil)
     }
 
-    /// Why bench-server tests are skipped when ``isAvailable`` is false.
+    /// Why bench-server tests are skipped when ``isAvailable`` is false (never in CI).
     public static let unavailableReason =
         "needs python3 and ../shared/bench/ghserver.py beside the project (the loopback GitHub/500px imitation)"
 
@@ -155,7 +158,7 @@ public final class BenchServer: Sendable {
         arguments: [String], reposSortedByUpdate: Bool = false, timeout: Duration = .seconds(60)
     ) async throws -> BenchServer {
         guard RepositoryPaths.hasBenchServer else {
-            throw BenchServerError("bench server not found at \(RepositoryPaths.benchServer.path)")
+            throw BenchServerError("bench server not found at \(RepositoryPaths.benchServer.path) (\(unavailableReason))")
         }
         guard let python = pythonPath else { throw BenchServerError("python3 is not on PATH") }
         let directory = try TemporaryFolder("feedagg-bench")

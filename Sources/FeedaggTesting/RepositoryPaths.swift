@@ -15,8 +15,11 @@ public enum RepositoryPaths {
     /// `../shared/realworld/`.
     public static var realworld: URL { shared.appendingPathComponent("realworld") }
 
-    /// Whether `../shared/realworld` is present (tests that read it are skipped otherwise).
-    public static var hasRealworld: Bool { FileManager.default.fileExists(atPath: realworld.path) }
+    /// Whether tests that read `../shared/realworld` run: when it is present, and always in CI,
+    /// where its absence fails them (``TestPrerequisites``); skipped otherwise.
+    public static var hasRealworld: Bool {
+        TestPrerequisites.runs(needing: FileManager.default.fileExists(atPath: realworld.path))
+    }
 
     /// Why tests that read `../shared/realworld` are skipped when ``hasRealworld`` is false.
     public static let realworldUnavailableReason =

@@ -62,7 +62,9 @@ struct TemplateCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("RFC 6570 URI templates", .enabled(if: TemplateCase.isAvailable, "needs ../shared/realworld/uritemplate-test"))
+@Suite(
+    "RFC 6570 URI templates",
+    .enabled(if: TestPrerequisites.runs(needing: TemplateCase.isAvailable), "needs ../shared/realworld/uritemplate-test"))
 struct URITemplateVectorTests {
     @Test("the vector files hold the expected number of cases")
     func caseCount() {

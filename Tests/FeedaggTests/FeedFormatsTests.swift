@@ -121,7 +121,7 @@ struct FeedFormatsTests {
 
     @Test("show --format atom|jsonfeed over the replayed Fixtures equals the golden files")
     func goldenFiles() async throws {
-        let update = ProcessInfo.processInfo.environment["FEEDAGG_UPDATE_GOLDEN"] == "1"
+        let update = try TestPrerequisites.rewriting("FEEDAGG_UPDATE_GOLDEN")
         try await withReplayStore { db in
             for (name, arguments) in Self.goldenCases {
                 let show = try await feedagg(["show", "--config", "feeds.yaml", "--db", db] + arguments)

@@ -123,7 +123,7 @@ struct RecordReplayTests {
         try await server.shutdown()
 
         let committed = RepositoryPaths.fixtures.appendingPathComponent(Self.feed)
-        if ProcessInfo.processInfo.environment["FEEDAGG_RECORD_FIXTURES"] == "1" {
+        if try TestPrerequisites.rewriting("FEEDAGG_RECORD_FIXTURES") {
             try? FileManager.default.removeItem(at: committed)
             try FileManager.default.copyItem(at: out, to: committed)
         }

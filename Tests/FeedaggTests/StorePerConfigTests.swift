@@ -214,7 +214,9 @@ struct StorePerConfigTests {
 
     @Test(
         "prune on a terminal asks: 'n' keeps everything, 'y' deletes",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) from util-linux"))
+        .enabled(
+            if: TestPrerequisites.runs(needing: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")),
+            "needs script(1) from util-linux"))
     func pruneAsksOnATerminal() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

@@ -16,7 +16,7 @@ struct FeedGoldenTests {
         #expect(document.format == fixture.format)
         let actual = try FeedFixtures.golden(document)
         let goldenURL = FeedFixtures.folder.appendingPathComponent(file + ".expected.json")
-        if ProcessInfo.processInfo.environment["FEEDAGG_UPDATE_GOLDEN"] == "1" {
+        if try TestPrerequisites.rewriting("FEEDAGG_UPDATE_GOLDEN") {
             try Data(actual.utf8).write(to: goldenURL)
         }
         let expected = try String(contentsOf: goldenURL, encoding: .utf8)
