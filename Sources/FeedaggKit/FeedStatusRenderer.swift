@@ -48,7 +48,7 @@ public enum FeedStatusRenderer {
                         name, status.source, items,
                         stored?.lastSuccessAt.map { "\(timestamp($0)) (\(age($0, now: now)))" } ?? "never",
                     ] + schedule + [
-                    stored?.lastPages.map(String.init) ?? "-", stored?.lastRequests.map(String.init) ?? "-",
+                    pages(stored), stored?.lastRequests.map(String.init) ?? "-",
                     status.credential ?? "-",
                     (stored?.lastError ?? "-")
                         + (stored?.resumesAtPage.map { " (the next pull resumes at page \($0))" } ?? "")
@@ -67,6 +67,14 @@ public enum FeedStatusRenderer {
                     + "  " + row[last]
             }.joined(separator: "\n") + "\n"
         }
+    }
+
+    /// The PAGES cell: the pages the last pull fetched, `0 (unchanged)` when it fetched none because
+    /// page 1 answered 304 (or nothing changed), `-` before any pull.
+    static func pages(_ stored: FeedSummary?) -> String {
+        guard let pages = stored?.lastPages else { return "-" }
+        if pages == 0, (stored?.lastRequests ?? 0) > 0, stored?.lastError == nil { return "0 (unchanged)" }
+        return String(pages)
     }
 
     /// What follows a feed's name in the table.

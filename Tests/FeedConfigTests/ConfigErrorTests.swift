@@ -473,7 +473,7 @@ struct ConfigErrorTests {
                     page_concurency: 4
                     ^
                   help: did you mean 'page_concurrency'?
-                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, store, store_password_file, timeout, user_agent
+                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
                 """),
         BadConfig(
             name: "misspelt first_byte_timeout",
@@ -487,7 +487,7 @@ struct ConfigErrorTests {
                     first_byte_timout: 5
                     ^
                   help: did you mean 'first_byte_timeout'?
-                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, page_concurrency, rate_limit_wait, retries, retry_max_wait, store, store_password_file, timeout, user_agent
+                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
                 """),
         BadConfig(
             name: "first_byte_timeout not positive",

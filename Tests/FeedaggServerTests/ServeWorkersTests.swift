@@ -234,7 +234,7 @@ struct ServeWorkersTests {
             var keys: [String] = []
             var after: String?
             repeat {
-                let query = "/api/items?limit=1000" + (after.map { "&after=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? "")
+                let query = "/api/items?limit=500" + (after.map { "&after=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? "")
                 let (text, _) = try await client.text(survivor.url(query))
                 let page = try jsonObject(text)
                 keys += (page["items"] as? [[String: Any]] ?? []).compactMap { item -> String? in
