@@ -13,8 +13,10 @@ extension PostgresFeedStore {
     /// the process's later connections to that server then use TLS at once (``AllowedTLS``).
     static func connectFirst(url: PostgresURL, connectTimeout: Duration, bridge: PostgresBridge) throws -> PostgresLink {
         do {
-            try url.tls.checkFiles()
-            if url.socketPath == nil && url.tls.mode != .disable { _ = try url.tls.tlsConfiguration() }
+            if url.socketPath == nil && url.tls.mode != .disable {
+                try url.tls.checkFiles()
+                _ = try url.tls.tlsConfiguration()
+            }
         } catch {
             throw StoreError(
                 kind: .cannotOpen, path: url.redacted, operation: "open",
@@ -48,10 +50,10 @@ extension PostgresFeedStore {
         return PostgresLink(url: url, encrypted: encrypted)
     }
 
-    /// Whether `connection` is encrypted: known from the mode, else the server's `pg_stat_ssl`.
+    /// Whether `connection` is encrypted, as the server's `pg_stat_ssl` says (what `feeds` and
+    /// `--verbose` print: the server's word, not what the mode should have given).
     private static func isEncrypted(_ connection: PostgresConnection, url: PostgresURL) async throws -> Bool {
-        if url.socketPath != nil || url.tls.mode == .disable { return false }
-        if url.tls.mode.requiresTLS { return true }
+        if url.socketPath != nil { return false }
         let rows = try await connection.rows("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         return try rows.first?.decode(Bool.self) ?? false
     }
