@@ -15,6 +15,8 @@ public struct FeedDocument: Sendable {
         case rss1 = "RSS 1.0 (RDF)"
         /// Atom 1.0 (RFC 4287).
         case atom = "Atom 1.0"
+        /// Atom 0.3 (`http://purl.org/atom/ns#`), the draft Atom 1.0 replaced.
+        case atom03 = "Atom 0.3"
         /// JSON Feed 1.0 or 1.1.
         case jsonFeed = "JSON Feed"
     }

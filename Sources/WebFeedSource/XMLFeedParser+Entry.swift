@@ -1,180 +1,173 @@
 import FeedCore
 import Foundation
 
+/// The ranks of the elements that fill each entry field (lower is preferred; see ``EntryDraft``
+/// and the mapping table in docs/sources-feed.md).
+enum Rank {
+    // id
+    /// RSS `guid`, Atom `id`.
+    static let id: UInt8 = 0
+    /// RSS 1.0 `rdf:about`.
+    static let rdfAbout: UInt8 = 1
+    // title
+    /// `title` (RSS, RSS 1.0, Atom).
+    static let title: UInt8 = 0
+    static let dcTitle: UInt8 = 1
+    static let mediaTitle: UInt8 = 2
+    // link
+    /// RSS `link`, Atom `link rel="alternate"` (or no `rel`).
+    static let link: UInt8 = 0
+    /// `atom:link rel="alternate"` inside an RSS item.
+    static let atomLinkInRSS: UInt8 = 1
+    /// An RSS `guid` that is a permalink (`isPermaLink` absent or `true`) and an absolute http(s) URL.
+    static let permalinkGUID: UInt8 = 2
+    // published
+    /// RSS `pubDate`, Atom `published`, Atom 0.3 `issued`.
+    static let published: UInt8 = 0
+    static let dcDate: UInt8 = 1
+    static let dctermsIssued: UInt8 = 2
+    /// Atom 0.3 `created`, `dcterms:created`.
+    static let created: UInt8 = 3
+    // updated
+    /// Atom `updated`, Atom 0.3 `modified`.
+    static let updated: UInt8 = 0
+    static let dctermsModified: UInt8 = 1
+    // authors
+    /// RSS `author`, Atom `author`.
+    static let author: UInt8 = 0
+    static let dcCreator: UInt8 = 1
+    static let dcAuthor: UInt8 = 2
+    static let itunesAuthor: UInt8 = 3
+    static let dcContributor: UInt8 = 4
+    // image
+    static let mediaThumbnail: UInt8 = 0
+    /// An `image/*` RSS `enclosure` or Atom `link rel="enclosure"`.
+    static let enclosure: UInt8 = 1
+    /// A `media:content` with `medium="image"` or an `image/*` type.
+    static let mediaContent: UInt8 = 2
+    static let itunesImage: UInt8 = 3
+    // summary
+    /// RSS `description`, Atom `summary`.
+    static let summary: UInt8 = 0
+    static let dcDescription: UInt8 = 1
+    /// `content:encoded`, Atom `content`.
+    static let content: UInt8 = 2
+    static let itunesSummary: UInt8 = 3
+    static let itunesSubtitle: UInt8 = 4
+    static let mediaDescription: UInt8 = 5
+}
+
 extension XMLFeedParser {
-    /// One element inside an entry: a direct child sets a field; `media:thumbnail` and image
-    /// `media:content` count at any depth (inside `media:group` too).
+    /// One element inside an entry: a direct child offers its field; `media:*` counts at any
+    /// depth (inside `media:group` and `media:content` too).
     mutating func readEntryChild(
         _ name: String, _ namespace: String, _ attributes: [XMLAttribute], depth: Int, base: URL
     ) throws(FeedParseError) {
         if namespace == XMLNamespace.media {
-            readMedia(name, attributes, base: base)
+            try readMedia(name, attributes, base: base)
             return
         }
-        guard depth == entryDepth + 1, entry != nil else { return }
+        guard depth == entryDepth + 1, draft != nil else { return }
         switch namespace {
-        case XMLNamespace.atom:
-            try readAtom(name, attributes, base: base)
         case "", XMLNamespace.rss1, XMLNamespace.rss090:
             try readRSS(name, attributes, base: base)
+        case XMLNamespace.atom:
+            try readAtom(name, attributes, base: base, legacy: false)
+        case XMLNamespace.atom03:
+            try readAtom(name, attributes, base: base, legacy: true)
         case XMLNamespace.dc:
-            switch name {
-            case "creator", "contributor":
-                if let author = Self.nonEmpty(try stream.foldedText()) {
-                    entry?.authors.append(FeedAuthor(name: author))
-                }
-            case "date":
-                let date = FeedDate.parse(try stream.text())
-                if entry?.published == nil { entry?.published = date }
-            case "subject":
-                addCategory(try stream.text())
-            default: break
-            }
+            try readDublinCore(name)
+        case XMLNamespace.dcterms:
+            try readDCTerms(name)
         case XMLNamespace.content where name == "encoded":
-            entryContent = try stream.textBytes()
+            if draft?.wants(.summary, Rank.content) == true {
+                draft?.offerSummary(try stream.textBytes(), markup: .html, rank: Rank.content)
+            }
         case XMLNamespace.itunes:
-            switch name {
-            case "image":
-                setImage(Self.attribute("href", attributes), base: base)
-            case "author":
-                let author = Self.nonEmpty(try stream.foldedText())
-                if let author, entry?.authors.isEmpty == true { entry?.authors.append(FeedAuthor(name: author)) }
-            case "summary":
-                if entryContent == nil { entryContent = try stream.textBytes() }
-            default: break
-            }
+            try readITunes(name, attributes, base: base)
         default:
             break
         }
     }
 
-    /// Atom 1.0 entry children.
-    private mutating func readAtom(_ name: String, _ attributes: [XMLAttribute], base: URL) throws(FeedParseError) {
-        switch name {
-        case "id":
-            let guidValue = ItemText.nonEmpty(try stream.text())
-            entry?.guid = guidValue
-        case "title":
-            let titleValue = Self.nonEmpty(try textConstruct(attributes))
-            entry?.title = titleValue
-        case "link":
-            let rel = Self.attribute("rel", attributes)?.lowercased() ?? "alternate"
-            guard let href = Self.attribute("href", attributes), let resolved = Self.resolve(href, base) else { return }
-            if rel == "alternate", entry?.link == nil {
-                entry?.link = resolved.absoluteString
-            } else if rel == "enclosure", Self.isImage(Self.attribute("type", attributes)) {
-                setImage(resolved.absoluteString, base: base)
-            }
-        case "published":
-            let publishedValue = FeedDate.parse(try stream.text())
-            entry?.published = publishedValue
-        case "updated":
-            let updatedValue = FeedDate.parse(try stream.text())
-            entry?.updated = updatedValue
-        case "author":
-            if let person = try readPerson(base: base) { entry?.authors.append(person) }
-        case "category":
-            addCategory(Self.attribute("label", attributes) ?? Self.attribute("term", attributes))
-        case "summary":
-            let summaryValue = Self.nonEmpty(try textConstruct(attributes))
-            entry?.summary = summaryValue
-        case "content":
-            if Self.attribute("src", attributes) == nil {
-                let type = Self.attribute("type", attributes)?.lowercased() ?? "text"
-                let raw = try stream.textBytes()
-                entryContent = type == "html" || type == "xhtml" || type.hasSuffix("html") ? raw : Self.escapeMarkup(raw)
-            }
-        default:
-            break
-        }
-    }
-
-    /// RSS 2.0 (no namespace) and RSS 1.0 item children.
+    /// RSS 0.9x/2.0 (no namespace) and RSS 1.0 item children.
     private mutating func readRSS(_ name: String, _ attributes: [XMLAttribute], base: URL) throws(FeedParseError) {
         switch name {
         case "title":
-            entry?.title = Self.nonEmpty(try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) })
+            guard draft?.wants(.title, Rank.title) == true else { return }
+            let title = try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) }
+            draft?.offerTitle(Self.nonEmpty(title), rank: Rank.title)
         case "link":
-            if let link = Self.resolve(try stream.text(), base) { entry?.link = link.absoluteString }
+            guard draft?.wants(.link, Rank.link) == true else { return }
+            draft?.offerLink(Self.resolve(try stream.text(), base)?.absoluteString, rank: Rank.link)
         case "guid":
-            let guidValue = ItemText.nonEmpty(try stream.text())
-            entry?.guid = guidValue
+            let guid = ItemText.nonEmpty(try stream.text())
+            draft?.offerID(guid, rank: Rank.id)
+            if let guid, Self.attribute("isPermaLink", attributes)?.lowercased() ?? "true" == "true",
+                let url = Self.absoluteHTTP(guid)
+            {
+                draft?.offerLink(url, rank: Rank.permalinkGUID)
+            }
         case "description":
-            let summaryValue = Self.nonEmpty(try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) })
-            entry?.summary = summaryValue
+            if draft?.wants(.summary, Rank.summary) == true {
+                draft?.offerSummary(try stream.textBytes(), markup: .html, rank: Rank.summary)
+            }
         case "pubDate":
-            let publishedValue = FeedDate.parse(try stream.text())
-            entry?.published = publishedValue
+            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.published)
         case "author":
-            if let author = Self.rssAuthor(try stream.text()) { entry?.authors.append(author) }
+            draft?.offerAuthor(Self.rssAuthor(try stream.text()), rank: Rank.author)
         case "category":
-            addCategory(try stream.text())
+            draft?.addCategory(try stream.text())
         case "enclosure":
-            if Self.isImage(Self.attribute("type", attributes)) { setImage(Self.attribute("url", attributes), base: base) }
+            if Self.isImage(Self.attribute("type", attributes)) {
+                offerImage(Self.attribute("url", attributes), base: base, rank: Rank.enclosure)
+            }
         default:
             break
         }
     }
 
-    /// `media:thumbnail`, and `media:content` that is an image.
-    private mutating func readMedia(_ name: String, _ attributes: [XMLAttribute], base: URL) {
+    /// Dublin Core elements (`http://purl.org/dc/elements/1.1/`).
+    private mutating func readDublinCore(_ name: String) throws(FeedParseError) {
         switch name {
-        case "thumbnail":
-            setImage(Self.attribute("url", attributes), base: base)
-        case "content":
-            if Self.attribute("medium", attributes)?.lowercased() == "image" || Self.isImage(Self.attribute("type", attributes)) {
-                setImage(Self.attribute("url", attributes), base: base)
+        case "title":
+            if draft?.wants(.title, Rank.dcTitle) == true {
+                draft?.offerTitle(Self.nonEmpty(try stream.foldedText()), rank: Rank.dcTitle)
             }
+        case "creator", "author", "contributor":
+            let rank = name == "creator" ? Rank.dcCreator : name == "author" ? Rank.dcAuthor : Rank.dcContributor
+            if let author = Self.nonEmpty(try stream.foldedText()) { draft?.offerAuthor(FeedAuthor(name: author), rank: rank) }
+        case "date":
+            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.dcDate)
+        case "description":
+            if draft?.wants(.summary, Rank.dcDescription) == true {
+                draft?.offerSummary(try stream.textBytes(), markup: .html, rank: Rank.dcDescription)
+            }
+        case "subject":
+            draft?.addCategory(try stream.text())
         default:
             break
         }
     }
 
-    /// Reads an Atom person construct (`name`, `uri`, `email`), leaving the reader on its end tag.
-    mutating func readPerson(base: URL) throws(FeedParseError) -> FeedAuthor? {
-        if stream.isEmptyElement { return nil }
-        let start = stream.depth
-        var name: String?
-        var uri: String?
-        var email: String?
-        while try stream.read() {
-            let type = stream.nodeType
-            if type == XMLStream.NodeType.endElement, stream.depth == start { break }
-            guard type == XMLStream.NodeType.element, stream.depth == start + 1 else { continue }
-            switch stream.localName {
-            case "name": name = Self.nonEmpty(try stream.foldedText())
-            case "uri": uri = Self.resolve(try stream.text(), base)?.absoluteString
-            case "email": email = ItemText.nonEmpty(try stream.text())
-            default: break
-            }
-        }
-        guard let display = name ?? email else { return nil }
-        return FeedAuthor(name: display, url: uri)
-    }
-
-    /// An Atom text construct as plain text: `html` unescaped and stripped, `xhtml` as its text,
-    /// `text` folded.
-    private func textConstruct(_ attributes: [XMLAttribute]) throws(FeedParseError) -> String {
-        let type = Self.attribute("type", attributes)?.lowercased() ?? "text"
-        return try stream.textBytes().withUnsafeBufferPointer {
-            type == "html" ? HTMLText.plainText(bytes: $0) : HTMLText.fold(bytes: $0)
+    /// DCMI terms (`http://purl.org/dc/terms/`): the dates.
+    private mutating func readDCTerms(_ name: String) throws(FeedParseError) {
+        switch name {
+        case "issued": draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.dctermsIssued)
+        case "created": draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.created)
+        case "modified": draft?.offerUpdated(FeedDate.parse(try stream.text()), rank: Rank.dctermsModified)
+        default: break
         }
     }
 
-    /// Sets the entry's image unless it has one.
-    private mutating func setImage(_ reference: String?, base: URL) {
-        guard entry?.imageURL == nil, let reference, let url = Self.resolve(reference, base) else { return }
-        entry?.imageURL = url.absoluteString
+    /// `text` when it is an absolute http(s) URL (a permalink guid), else `nil`.
+    static func absoluteHTTP(_ text: String) -> String? {
+        let lowered = text.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: text),
+            url.host != nil
+        else { return nil }
+        return url.absoluteString
     }
-
-    /// Adds a non-empty, not yet listed category.
-    private mutating func addCategory(_ text: String?) {
-        guard let category = text.flatMap(HTMLText.trimmed), entry?.categories.contains(category) == false else { return }
-        entry?.categories.append(category)
-    }
-
-    /// Whether a MIME type is an image's.
-    static func isImage(_ type: String?) -> Bool { type?.lowercased().hasPrefix("image/") == true }
 
     /// RSS `author` (`jo@example.com (Jo Smith)`): the name in parentheses, else the whole text.
     static func rssAuthor(_ text: String) -> FeedAuthor? {
@@ -185,20 +178,5 @@ extension XMLFeedParser {
             return FeedAuthor(name: name)
         }
         return FeedAuthor(name: trimmed)
-    }
-
-    /// Plain text (UTF-8) made safe to go through the HTML-to-text step unchanged.
-    static func escapeMarkup(_ text: [UInt8]) -> [UInt8] {
-        guard text.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") }) else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count + 16)
-        for byte in text {
-            switch byte {
-            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-            default: out.append(byte)
-            }
-        }
-        return out
     }
 }

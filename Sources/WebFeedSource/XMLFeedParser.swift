@@ -4,19 +4,22 @@ import Foundation
 /// Namespace URIs of the vocabularies the XML parser reads.
 enum XMLNamespace {
     static let atom = "http://www.w3.org/2005/Atom"
+    /// Atom 0.3 (the pre-RFC draft, 2003–2005), still served by old Blogger and Movable Type sites.
+    static let atom03 = "http://purl.org/atom/ns#"
     static let rss1 = "http://purl.org/rss/1.0/"
     static let rss090 = "http://my.netscape.com/rdf/simple/0.9/"
     static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     static let dc = "http://purl.org/dc/elements/1.1/"
+    static let dcterms = "http://purl.org/dc/terms/"
     static let content = "http://purl.org/rss/1.0/modules/content/"
     static let media = "http://search.yahoo.com/mrss/"
     static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
     static let xml = "http://www.w3.org/XML/1998/namespace"
     /// Every namespace above.
-    static let all = [atom, rss1, rss090, rdf, dc, content, media, itunes, xml]
+    static let all = [atom, atom03, rss1, rss090, rdf, dc, dcterms, content, media, itunes, xml]
 }
 
-/// Reads RSS 2.0, RSS 1.0 and Atom 1.0 in one streaming pass over an ``XMLStream``.
+/// Reads RSS 0.9x/2.0, RSS 1.0, Atom 0.3 and Atom 1.0 in one streaming pass over an ``XMLStream``.
 struct XMLFeedParser {
     /// Parses `data` (whose bytes stay in place while libxml2 reads them).
     static func parse(_ data: Data, encoding: String?, url: URL, limits: FeedDocument.Limits) throws(FeedParseError)
@@ -67,10 +70,9 @@ struct XMLFeedParser {
     var nextURL: URL?
     /// The feed-level Atom author, inherited by entries without one (RFC 4287 §4.2.1).
     var feedAuthors: [FeedAuthor] = []
-    /// The entry being read, its depth, and its full content (the summary's fallback).
-    var entry: FeedEntry?
+    /// The entry being read (each field from its most preferred element so far) and its depth.
+    var draft: EntryDraft?
     var entryDepth = 0
-    var entryContent: [UInt8]?
     /// `xml:base` values in scope: (depth of the element declaring it, resolved URL).
     var bases: [(depth: Int, url: URL)] = []
     /// The last `xml:base` resolved: (value as written, the base it was resolved against, the
@@ -91,7 +93,7 @@ struct XMLFeedParser {
         while try stream.read() {
             let type = stream.nodeType
             if type == XMLStream.NodeType.endElement {
-                if entry != nil, stream.depth == entryDepth { try finishEntry(onEntry) }
+                if draft != nil, stream.depth == entryDepth { try finishEntry(onEntry) }
                 continue
             }
             guard type == XMLStream.NodeType.element else { continue }
@@ -111,14 +113,13 @@ struct XMLFeedParser {
                 format = try Self.rootFormat(name: name, namespace: namespace, line: stream.line)
                 continue
             }
-            if entry != nil {
+            if draft != nil {
                 try readEntryChild(name, namespace, attributes, depth: depth, base: base)
             } else if Self.isEntry(name, namespace, format) {
-                entry = FeedEntry()
+                draft = EntryDraft()
                 entryDepth = depth
-                entryContent = nil
                 if format == .rss1, let about = attributes.first(where: { $0.localName == "about" }) {
-                    entry?.guid = about.value
+                    draft?.offerID(ItemText.nonEmpty(about.value), rank: Rank.rdfAbout)
                 }
                 if stream.isEmptyElement { try finishEntry(onEntry) }
             } else {
@@ -143,10 +144,11 @@ struct XMLFeedParser {
         case ("rss", ""): return .rss2
         case ("RDF", XMLNamespace.rdf): return .rss1
         case ("feed", XMLNamespace.atom): return .atom
+        case ("feed", XMLNamespace.atom03): return .atom03
         case ("feed", _):
             throw FeedParseError(
-                "an Atom-like <feed> in namespace '\(FeedSniffer.printable(namespace, limit: 80))' (only Atom 1.0, "
-                    + "\(XMLNamespace.atom), is read)", line: line)
+                "an Atom-like <feed> in namespace '\(FeedSniffer.printable(namespace, limit: 80))' (Atom 1.0, "
+                    + "\(XMLNamespace.atom), and Atom 0.3, \(XMLNamespace.atom03), are read)", line: line)
         case ("html", _):
             throw FeedParseError("expected an RSS, Atom or JSON Feed document, but an XHTML page arrived", line: line)
         default:
@@ -162,6 +164,7 @@ struct XMLFeedParser {
         case .rss2: name == "item" && namespace.isEmpty
         case .rss1: name == "item" && (namespace == XMLNamespace.rss1 || namespace == XMLNamespace.rss090)
         case .atom: name == "entry" && namespace == XMLNamespace.atom
+        case .atom03: name == "entry" && namespace == XMLNamespace.atom03
         case .jsonFeed: false
         }
     }
@@ -171,10 +174,10 @@ struct XMLFeedParser {
         _ name: String, _ namespace: String, _ attributes: [XMLAttribute], depth: Int, base: URL,
         format: FeedDocument.Format
     ) throws(FeedParseError) {
-        let channelDepth = format == .atom ? 1 : 2
+        let channelDepth = format == .atom || format == .atom03 ? 1 : 2
         guard depth == channelDepth else { return }
         switch (name, namespace) {
-        case ("title", XMLNamespace.atom) where format == .atom,
+        case ("title", XMLNamespace.atom) where format == .atom, ("title", XMLNamespace.atom03) where format == .atom03,
             ("title", "") where format == .rss2,
             ("title", XMLNamespace.rss1) where format == .rss1:
             title = Self.nonEmpty(try stream.foldedText())
@@ -184,21 +187,17 @@ struct XMLFeedParser {
             {
                 nextURL = next
             }
-        case ("author", XMLNamespace.atom):
+        case ("author", XMLNamespace.atom), ("author", XMLNamespace.atom03):
             if let person = try readPerson(base: base) { feedAuthors.append(person) }
         default:
             break
         }
     }
 
-    /// Ends the entry being read: the summary falls back to the content, the authors to the feed's.
+    /// Ends the entry being read: its summary made plain text, the authors falling back to the feed's.
     mutating func finishEntry(_ onEntry: (FeedEntry) throws(FeedParseError) -> Void) throws(FeedParseError) {
-        guard var finished = entry else { return }
-        entry = nil
-        if finished.summary == nil { finished.summary = entryContent.flatMap { content in
-                content.withUnsafeBufferPointer { Self.nonEmpty(HTMLText.plainText(bytes: $0)) }
-            } }
-        if finished.authors.isEmpty { finished.authors = feedAuthors }
+        guard let finished = draft?.finish(feedAuthors: feedAuthors) else { return }
+        draft = nil
         entryCount += 1
         guard entryCount <= limits.maxEntries else {
             throw FeedParseError("more than \(limits.maxEntries) entries in one document", line: stream.line)
