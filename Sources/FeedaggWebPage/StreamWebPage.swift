@@ -15,7 +15,7 @@ import Mustache
 /// Remote text (titles, summaries, authors, feed errors) is escaped by swift-mustache, which escapes
 /// `< > & " '` in every `{{…}}`; links and images are only ever absolute `http`/`https` URLs
 /// (anything else is dropped). The page has no inline script, style or event handler, so it runs
-/// under ``WebAssets/contentSecurityPolicy``.
+/// under the `Content-Security-Policy` `feedagg serve` sends (`script-src 'self'`, nothing inline).
 public enum StreamWebPage {
     /// Where the page's data comes from and where its links go; the server's routes by default.
     public struct Endpoints: Sendable {

@@ -12,11 +12,4 @@ public enum WebAssets {
     public static let scriptContentType = "text/javascript; charset=utf-8"
     /// The stylesheet's media type.
     public static let stylesheetContentType = "text/css; charset=utf-8"
-
-    /// A policy the page works under: its own script, stylesheet and API only, nothing inline,
-    /// no plugin or frame; images from anywhere on the web (avatars and photos are remote), and
-    /// never from `javascript:` (the page drops such URLs anyway).
-    public static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; "
-        + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }

@@ -160,6 +160,7 @@ struct ServeAPITests {
                 let response = try await client.send(serve.url(path))
                 let csp = response.headers["Content-Security-Policy"] ?? ""
                 #expect(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), "\(path): \(csp)")
+                #expect(csp.contains("frame-ancestors 'none'") && csp.contains("object-src 'none'"), "\(path): \(csp)")
                 #expect(response.headers["X-Content-Type-Options"] == "nosniff", "\(path)")
                 for (name, value) in response.headers { #expect(!value.contains(db), "\(path): header \(name) names the store") }
             }

@@ -66,6 +66,31 @@ extension StoreEngine {
     }
 }
 
+extension StoreEngine {
+    /// A location no store has opened yet (so nothing is migrated there): what opens it, and what
+    /// removes it.
+    func unopened() async throws -> (open: @Sendable () throws -> any StoreDriver, cleanup: @Sendable () -> Void) {
+        let now = ManualClock().read
+        switch self {
+        case .sqlite:
+            let folder = try TemporaryFolder("feedagg-conformance-fresh")
+            let path = folder.path("store.sqlite")
+            return ({ try FeedStore.open(path: path, now: now) }, { folder.remove() })
+        case .postgres:
+            #if PostgreSQL
+                let cluster = try await PostgresCluster.shared()
+                let database = try await cluster.createDatabase("fresh")
+                let url = try PostgresURL(database.url)
+                return ({ try PostgresFeedStore.open(url: url, now: now) }, {})
+            #else
+                throw StoreError(
+                    kind: .cannotOpen, path: "postgres", operation: "open the store",
+                    detail: "built without the PostgreSQL trait (swift build --disable-default-traits)")
+            #endif
+        }
+    }
+}
+
 /// Items with a day-granular date (`day` days after 2023-11-14), an optional URL and raw JSON.
 func item(_ id: String, url: String? = nil, day: Int? = nil, title: String? = nil) -> FeedItem {
     FeedItem(
