@@ -31,6 +31,12 @@ public enum Redaction {
 
     /// The URL string with credentials in user-info and secret query values replaced by `REDACTED`.
     public static func redact(_ url: String) -> String {
+        redacting(url) { isSecret(parameter: $0) }
+    }
+
+    /// `url` without user-info and with the value of every query parameter `secret` names (its
+    /// name percent-decoded) replaced by `REDACTED`; unchanged when nothing was secret or it is no URL.
+    private static func redacting(_ url: String, secret: (String) -> Bool) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
         if components.password != nil || components.user != nil {
@@ -39,14 +45,11 @@ public enum Redaction {
             changed = true
         }
         if let items = components.percentEncodedQueryItems {
-            let mapped = items.map { item -> URLQueryItem in
-                if isSecret(parameter: item.name), item.value != nil {
-                    changed = true
-                    return URLQueryItem(name: item.name, value: "REDACTED")
-                }
-                return item
+            components.percentEncodedQueryItems = items.map { item in
+                guard item.value != nil, secret(item.name.removingPercentEncoding ?? item.name) else { return item }
+                changed = true
+                return URLQueryItem(name: item.name, value: "REDACTED")
             }
-            components.percentEncodedQueryItems = mapped
         }
         guard changed, let string = components.string else { return url }
         return string
@@ -105,24 +108,8 @@ public enum Redaction {
     /// query parameter ``isShownSecret(parameter:)`` names replaced by `REDACTED`. Broader than
     /// ``redact(_:)-(String)`` (which also keys stored state, so it keeps its exact list).
     public static func shown(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.scheme != nil else { return url }
-        var changed = false
-        if components.password != nil || components.user != nil {
-            components.user = nil
-            components.password = nil
-            changed = true
-        }
-        if let items = components.percentEncodedQueryItems {
-            components.percentEncodedQueryItems = items.map { item in
-                guard item.value != nil, isShownSecret(parameter: item.name.removingPercentEncoding ?? item.name) else {
-                    return item
-                }
-                changed = true
-                return URLQueryItem(name: item.name, value: "REDACTED")
-            }
-        }
-        guard changed, let string = components.string else { return url }
-        return string
+        guard URLComponents(string: url)?.scheme != nil else { return url }
+        return redacting(url) { isShownSecret(parameter: $0) }
     }
 
     /// `url` as it may be shown (``shown(_:)-(String)``).
@@ -148,6 +135,13 @@ public enum Redaction {
                 let character = rest[end]
                 if character.isWhitespace || "\"'<>`".contains(character) { break }
                 end = rest.index(after: end)
+            }
+            // Sentence punctuation after a URL is not part of it, nor a `)` it did not open.
+            while end > marker.upperBound {
+                let last = rest[rest.index(before: end)]
+                let unbalanced = last == ")" && !rest[start..<end].contains("(")
+                guard ".,;:!?".contains(last) || unbalanced else { break }
+                end = rest.index(before: end)
             }
             result += rest[..<start]
             let candidate = String(rest[start..<end])
