@@ -50,9 +50,11 @@ public struct PluginStderrLog: Sendable {
             let components = URLComponents(string: location)
         else { return nil }
         let database = components.path.split(separator: "/").first.map(String.init) ?? ""
-        let socket = components.queryItems?.first { $0.name == "host" }?.value
+        let query = components.queryItems ?? []
+        let socket = query.first { $0.name == "host" }?.value
         let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? socket ?? "localhost"
-        return "postgres-\(components.user ?? "")@\(host)-\(components.port ?? 5432)-\(database)"
+        let port = components.port ?? query.first { $0.name == "port" }?.value.flatMap { Int($0) } ?? 5432
+        return "postgres-\(components.user ?? "")@\(host)-\(port)-\(database)"
     }
 
     /// The file of `feed`: its name with every byte outside `[A-Za-z0-9_-]` (and a leading dot)
