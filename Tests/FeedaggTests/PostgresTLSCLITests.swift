@@ -33,6 +33,22 @@ struct PostgresTLSCLITests {
         #expect(feeds.status == 0, "\(feeds.stderr)")
         #expect(feeds.stderr.contains(announced), "\(feeds.stderr)")
         #expect(feeds.stdout.contains("one"), "\(feeds.stdout)")
+        // serve --verbose says it at start; its coordination pool (the same URL) connects too.
+        let serve = try BackgroundProcess.start(
+            try TestBinary.feedagg,
+            arguments: ["serve", "--config", config.path, "--db", db, "--listen", "127.0.0.1:0", "--verbose"],
+            environment: Self.environment(folder))
+        defer { serve.kill() }
+        let line = await serve.waitForStandardError(timeout: .seconds(120)) { $0.contains(announced) ? true : nil }
+        #expect(line == true, "\(serve.stderr)")
+        // A worker registers through its coordination pool: the table appears once it has.
+        var workers = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while workers != "1" && ContinuousClock.now < deadline && !serve.hasExited {
+            workers = (try? await cluster.psql("SELECT count(*) FROM worker_registry", database: database.name)) ?? ""
+            if workers != "1" { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(workers == "1", "a worker registered through the TLS pool: \(serve.stderr)")
     }
 
     @Test("store_tls in feeds.yaml applies to the store: URL and --db; a parameter of the URL wins")
