@@ -85,6 +85,24 @@ struct PostgresTLSCLITests {
         #expect(mismatch.stderr.contains("sslmode=verify-full"), "\(mismatch.stderr)")
     }
 
+    @Test("a store_tls with an unknown sslmode or key is a configuration error (exit 2) naming it")
+    func invalidStoreTLS() async throws {
+        let folder = try TemporaryFolder("feedagg-tls")
+        defer { folder.remove() }
+        for (setting, message) in [
+            ("{sslmode: verify_full}", "'store_tls: sslmode' must be one of disable, allow, prefer, require, verify-ca, verify-full"),
+            ("{sslpassword: x}", "unknown key 'sslpassword' in 'store_tls'"),
+            ("verify-full", "'store_tls' must be a mapping"),
+        ] {
+            let config = try folder.write(
+                "feeds.yaml",
+                "settings:\n  store_tls: \(setting)\n" + feedsYAML(reposFeed("one", org: "one", base: "http://127.0.0.1:9")))
+            let output = try await TestBinary.runFeedagg(["validate", "--config", config.path], environment: Self.environment(folder))
+            #expect(output.status == 2, "\(setting): \(output.summary)")
+            #expect(output.stderr.contains(message), "\(setting): \(output.stderr)")
+        }
+    }
+
     @Test("require to a server without TLS, and verify-full to a name the certificate lacks: exit 5 naming host:port and the mode")
     func refusedLinks() async throws {
         let folder = try TemporaryFolder("feedagg-tls")
