@@ -80,10 +80,14 @@ enum JSONFeedParser {
         return entry
     }
 
-    /// `authors` (1.1) or `author` (1.0) of a feed or an item.
+    /// `authors` (1.1) or, without a non-empty one, `author` (1.0) of a feed or an item.
     static func authors(_ object: JSONValue) -> [FeedAuthor] {
         var values: [JSONValue] = []
-        if case .array(let list)? = object["authors"] { values = list } else if let one = object["author"] { values = [one] }
+        if case .array(let list)? = object["authors"], !list.isEmpty {
+            values = list
+        } else if let one = object["author"] {
+            values = [one]
+        }
         return values.compactMap { value in
             let url = ItemText.nonEmpty(value["url"]?.scalarText)
             guard let name = ItemText.oneLine(value["name"]?.scalarText) ?? url else { return nil }

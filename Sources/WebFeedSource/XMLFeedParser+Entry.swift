@@ -24,8 +24,9 @@ enum Rank {
     // published
     /// RSS `pubDate`, Atom `published`, Atom 0.3 `issued`.
     static let published: UInt8 = 0
-    static let dcDate: UInt8 = 1
-    static let dctermsIssued: UInt8 = 2
+    /// `dcterms:issued` says "published"; `dc:date` is any date of the resource.
+    static let dctermsIssued: UInt8 = 1
+    static let dcDate: UInt8 = 2
     /// Atom 0.3 `created`, `dcterms:created`.
     static let created: UInt8 = 3
     // updated
