@@ -40,12 +40,26 @@ public struct ExecSource: FeedSource {
         pagination: "cursor: the plugin prints {\"next\": \"…\"}; feedagg sends it back as \"cursor\" with the next page",
         defaultBaseURL: origin,
         defaultPageSize: 30,
-        maxPageSize: 10_000)
+        maxPageSize: 10_000,
+        // Commented out: it runs a plugin the user writes first (a starter must work as written).
+        example: [
+            "  # Uncomment once ./plugins/notes_dir.sh exists (Examples/plugins/notes_dir.sh in feedagg's",
+            "  # sources is one): no shell, and the plugin's environment is only env:.",
+            "  # - name: my-notes",
+            "  #   source: exec",
+            "  #   command: [./plugins/notes_dir.sh, ./notes]",
+            "  #   env: { PATH: /usr/bin:/bin }",
+            "  #   timeout: 20",
+        ])
 
     /// The feed's endpoint, answered by ``ExecTransport``.
     public let firstPageURL: URL
     /// How to run the plugin.
     public let plugin: ExecPlugin
+    /// Where `command` is written, for ``setupWarnings()``.
+    let commandLocation: SourceLocation
+    /// The `env:` entries whose `${VAR}`s are unset: the name, the variables and where it is written.
+    let unsetEnvironment: [(name: String, variables: [String], location: SourceLocation)]
 
     /// Reads the command, environment, limits and parameters; each problem is a located ``ConfigError``.
     public init(feed: FeedContext, parameters: FeedParameters) throws {
@@ -61,14 +75,18 @@ public struct ExecSource: FeedSource {
         guard !command[0].isEmpty else { throw ConfigError("the plugin path must not be empty", at: first.node.location) }
 
         var environment: [String: String] = [:]
+        var unset: [(name: String, variables: [String], location: SourceLocation)] = []
         if let env = try parameters.mapping("env"), let entries = env.entries {
             for (key, value) in entries {
                 guard let name = key.scalar, !name.isEmpty, !name.contains("="), let text = value.scalar else {
                     throw ConfigError("'env' entries must be NAME: value", at: key.location)
                 }
                 environment[name] = text
+                if !value.unsetVariables.isEmpty { unset.append((name, value.unsetVariables, value.location)) }
             }
         }
+        unsetEnvironment = unset
+        commandLocation = first.node.location
         let timeout = try parameters.integer("timeout", in: 1...3600) ?? 30
         let maxOutput = try parameters.integer("max_output_bytes", in: 1024...(256 << 20)) ?? (16 << 20)
         let params = try parameters.mapping("params").map(Self.json) ?? .object([])
@@ -91,6 +109,46 @@ public struct ExecSource: FeedSource {
         case .sequence(let nodes): .array(nodes.map(json))
         case .mapping(let entries): .object(entries.map { .init($0.key.scalar ?? "", json($0.value)) })
         }
+    }
+
+    /// `runs plugin ./hn.py --front-page, cursor pagination, 30 per page`: no placeholder URL.
+    public func validationSummary(context: FeedContext) -> String? {
+        "runs plugin \(plugin.commandDescription), cursor pagination, \(context.pageSize) per page"
+    }
+
+    /// A plugin that is not there or cannot be run, and `env:` values whose variables are unset:
+    /// `validate` says so (a pull would fail the feed, or run the plugin with an empty value).
+    public func setupWarnings() -> [SetupWarning] {
+        var warnings: [SetupWarning] = []
+        let path = plugin.executablePath
+        let program = plugin.command.first ?? ""
+        if !path.hasPrefix("/") {
+            warnings.append(
+                SetupWarning(
+                    at: commandLocation,
+                    "feed '\(plugin.feedName)': plugin '\(program)' is not found in the plugin's PATH "
+                        + "(env: PATH, else /usr/local/bin:/usr/bin:/bin)"))
+        } else if !FileManager.default.fileExists(atPath: path) {
+            warnings.append(
+                SetupWarning(
+                    at: commandLocation,
+                    "feed '\(plugin.feedName)': plugin '\(program)' does not exist (looked for \(path))"))
+        } else if !FileManager.default.isExecutableFile(atPath: path) {
+            warnings.append(
+                SetupWarning(
+                    at: commandLocation,
+                    "feed '\(plugin.feedName)': plugin '\(program)' is not executable (chmod +x \(path))"))
+        }
+        for entry in unsetEnvironment {
+            let names = entry.variables.joined(separator: ", ")
+            warnings.append(
+                SetupWarning(
+                    at: entry.location,
+                    "environment variable\(entry.variables.count == 1 ? "" : "s") \(names) "
+                        + "\(entry.variables.count == 1 ? "is" : "are") unset; the plugin of feed '\(plugin.feedName)' "
+                        + "gets \(entry.name) empty"))
+        }
+        return warnings
     }
 
     /// `plugin ./hn.py --front-page`, and `, cursor 'c2'` on a later page: errors name the plugin,

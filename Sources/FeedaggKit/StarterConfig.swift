@@ -7,8 +7,9 @@ import Foundation
     import Darwin
 #endif
 
-/// The commented feeds.yaml `feedagg init` writes: one feed per source type of the registry,
-/// GitHub tokens from `${GITHUB_TOKEN}`, valid as written.
+/// The commented feeds.yaml `feedagg init` writes: each source type of the registry with the
+/// example its module gives (``SourceDescriptor/example``), GitHub tokens from `${GITHUB_TOKEN}`;
+/// valid and working as written (an example that needs something of the user's is commented out).
 public enum StarterConfig {
     /// The starter file's text for the source types of `registry`, in registry order.
     public static func text(for registry: SourceRegistry = .builtIn) -> String {
@@ -32,89 +33,33 @@ public enum StarterConfig {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The example feed for one source type: a known one, or a commented-out skeleton naming the
-    /// type's required parameters (a new source module's type, until someone writes its example).
+    /// The lines of one source type: a `# type: summary` comment, then the type's own example
+    /// (``SourceDescriptor/example``), or a commented-out skeleton naming the type's required
+    /// parameters when it has none.
     static func example(for descriptor: SourceDescriptor) -> [String] {
         let header = "  # \(descriptor.typeName): \(descriptor.summary)"
-        switch descriptor.typeName {
-        case "github.repos":
-            return [
-                header,
-                "  - name: swift-repos",
-                "    source: github.repos",
-                "    org: swiftlang                 # or user: NAME",
-                "    sort: updated                  # newest first: later pulls stop at stored items",
-                "    per_page: 30",
-                "",
-            ]
-        case "github.members":
-            return [header, "  - name: swift-members", "    source: github.members", "    org: swiftlang", ""]
-        case "github.gists":
-            return [
-                header,
-                "  - name: my-gists",
-                "    source: github.gists",
-                "    user: octocat                  # leave out for everyone's public gists",
-                "    max_pages: 2",
-                "",
-            ]
-        case "github.stargazers":
-            return [
-                header, "  - name: argument-parser-stars", "    source: github.stargazers", "    owner: apple",
-                "    repo: swift-argument-parser", "    max_pages: 3", "",
-            ]
-        case "photos.500px":
-            return [
-                header,
-                "  - name: editors-photos",
-                "    source: photos.500px",
-                "    feature: editors",
-                "    consumer_key: ${PX_CONSUMER_KEY}   # your 500px key, from the environment",
-                "    max_pages: 2",
-                "",
-            ]
-        case "http":
-            return [
-                header,
-                "  # Any JSON API, declared: a URI template, a pagination style, where the items are.",
-                "  - name: swift-tags",
-                "    source: http",
-                "    base_url: https://api.github.com",
-                "    url: \"{+base_url}/repos/swiftlang/swift/tags{?per_page}\"",
-                "    per_page: 30",
-                "    max_pages: 1",
-                "    pagination: { style: link }",
-                "    items: \"$\"",
-                "    fields: { id: \"$.name\", title: \"$.name\", url: \"$.zipball_url\" }",
-                "",
-            ]
+        if let example = descriptor.example ?? legacyExample(descriptor.typeName) { return [header] + example + [""] }
+        var lines = [
+            header, "  # - name: my-\(descriptor.typeName.replacingOccurrences(of: ".", with: "-"))",
+            "  #   source: \(descriptor.typeName)",
+        ]
+        for parameter in descriptor.parameters where parameter.required {
+            lines.append("  #   \(parameter.name): …              # \(parameter.summary)")
+        }
+        return lines + [""]
+    }
+
+    /// Examples of the types whose modules do not give one yet.
+    static func legacyExample(_ typeName: String) -> [String]? {
+        switch typeName {
         case "feed":
             return [
-                header,
-                "  # An RSS, Atom or JSON Feed document: the format is read from the body.",
                 "  - name: swift-releases",
                 "    source: feed",
                 "    url: https://github.com/swiftlang/swift/releases.atom",
-                "",
-            ]
-        case "exec":
-            return [
-                header,
-                "  # A plugin in any language (docs/sources-exec.md): no shell, only the env: variables.",
-                "  - name: my-notes",
-                "    source: exec",
-                "    command: [./plugins/notes_dir.sh, ./notes]",
-                "    env: { PATH: /usr/bin:/bin }",
-                "    timeout: 20",
-                "",
             ]
         default:
-            var lines = [header, "  # - name: my-\(descriptor.typeName.replacingOccurrences(of: ".", with: "-"))",
-                "  #   source: \(descriptor.typeName)"]
-            for parameter in descriptor.parameters where parameter.required {
-                lines.append("  #   \(parameter.name): …              # \(parameter.summary)")
-            }
-            return lines + [""]
+            return nil
         }
     }
 
@@ -146,11 +91,19 @@ public enum StarterConfig {
             }
             written += count
         }
-        return registry.descriptors.filter { knownExamples.contains($0.typeName) }.count
+        return feedCount(registry)
     }
 
-    /// Source types with a written example (others get a commented-out skeleton).
-    static let knownExamples: Set<String> = [
-        "github.repos", "github.members", "github.gists", "github.stargazers", "photos.500px", "http", "feed", "exec",
-    ]
+    /// How many feeds the starter declares as written: the types whose example is not commented out.
+    public static func feedCount(_ registry: SourceRegistry = .builtIn) -> Int {
+        registry.descriptors.count - commentedTypes(registry).count
+    }
+
+    /// The source types whose example the starter writes commented out, in registry order.
+    public static func commentedTypes(_ registry: SourceRegistry = .builtIn) -> [String] {
+        registry.descriptors.filter { descriptor in
+            let lines = descriptor.example ?? legacyExample(descriptor.typeName) ?? []
+            return !lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- name:") }
+        }.map(\.typeName)
+    }
 }

@@ -36,14 +36,16 @@ public enum GitHubAPI {
     }
 
     /// A GitHub source type's static facts: GitHub's root, page sizes, paging summary and
-    /// credential, with ``tokenParameter`` after the type's own `parameters`.
+    /// credential, with ``tokenParameter`` after the type's own `parameters`, and the `example`
+    /// `feedagg init` writes (``SourceDescriptor/example``).
     public static func descriptor(
-        typeName: String, summary: String, parameters: [ParameterSpec], pagination: String = paginationSummary
+        typeName: String, summary: String, parameters: [ParameterSpec], pagination: String = paginationSummary,
+        example: [String]? = nil
     ) -> SourceDescriptor {
         SourceDescriptor(
             typeName: typeName, summary: summary, parameters: parameters + [tokenParameter], pagination: pagination,
             defaultBaseURL: defaultBaseURL, defaultPageSize: defaultPageSize, maxPageSize: maxPageSize,
-            credential: .gitHub)
+            credential: .gitHub, example: example)
     }
 
     /// `Authorization: Bearer <token>` when a token is configured, else nothing.

@@ -19,6 +19,12 @@ public struct GitHubGistsSource: FeedSource {
         parameters: [
             ParameterSpec("user", .string, "list this user's gists (default: everyone's public gists)"),
             ParameterSpec("since", .date, "only gists updated at or after this time (sent as 'since')"),
+        ],
+        example: [
+            "  - name: my-gists",
+            "    source: github.gists",
+            "    user: octocat                  # leave out for everyone's public gists",
+            "    max_pages: 2",
         ])
 
     /// Whose gists are listed: `nil` for everyone's public gists.

@@ -12,6 +12,11 @@ public struct GitHubMembersSource: FeedSource {
         summary: "public members of a GitHub organization",
         parameters: [
             ParameterSpec("org", .string, required: true, "organization whose public members to list"),
+        ],
+        example: [
+            "  - name: swift-members",
+            "    source: github.members",
+            "    org: swiftlang",
         ])
 
     /// The organization whose members are listed.

@@ -44,6 +44,13 @@ public struct GitHubReposSource: FeedSource {
                 "org: all, public, private, forks, sources, member, internal; user: all, owner, member"),
             ParameterSpec("sort", .string, "created, updated, pushed or full_name (GitHub's default order if absent)"),
             ParameterSpec("direction", .string, "asc or desc (GitHub's default: asc for full_name, else desc)"),
+        ],
+        example: [
+            "  - name: swift-repos",
+            "    source: github.repos",
+            "    org: swiftlang                 # or user: NAME",
+            "    sort: updated                  # newest first: later pulls stop at stored items",
+            "    per_page: 30",
         ])
 
     /// Whose repositories are listed.

@@ -24,6 +24,13 @@ public struct GitHubStargazersSource: FeedSource {
         parameters: [
             ParameterSpec("owner", .string, required: true, "user or organization owning the repository"),
             ParameterSpec("repo", .string, required: true, "repository name"),
+        ],
+        example: [
+            "  - name: argument-parser-stars",
+            "    source: github.stargazers",
+            "    owner: apple",
+            "    repo: swift-argument-parser",
+            "    max_pages: 3",
         ])
 
     /// The repository's owner.

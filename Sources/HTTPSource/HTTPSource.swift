@@ -64,7 +64,18 @@ public struct HTTPSource: FeedSource {
         maxPageSize: 10_000,
         additionalParameters:
             "any other key is a variable of the 'url' template: a scalar, a list or a mapping (name: value)",
-        credential: CredentialSpec(parameter: "token", inheritsDefaults: false))
+        credential: CredentialSpec(parameter: "token", inheritsDefaults: false),
+        example: [
+            "  - name: swift-tags",
+            "    source: http",
+            "    base_url: https://api.github.com",
+            "    url: \"{+base_url}/repos/swiftlang/swift/tags{?per_page}\"",
+            "    per_page: 30",
+            "    max_pages: 1",
+            "    pagination: { style: link }",
+            "    items: \"$\"",
+            "    fields: { id: \"$.name\", title: \"$.name\", url: \"$.zipball_url\" }",
+        ])
 
     /// The expanded `url`.
     public let firstPageURL: URL

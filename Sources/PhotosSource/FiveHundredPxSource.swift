@@ -34,7 +34,14 @@ public struct FiveHundredPxSource: FeedSource {
         pagination: "page number (page, rpp), totals from the body",
         defaultBaseURL: "https://api.500px.com",
         defaultPageSize: 20,
-        maxPageSize: 100, credential: CredentialSpec(parameter: "consumer_key"))
+        maxPageSize: 100, credential: CredentialSpec(parameter: "consumer_key"),
+        example: [
+            "  - name: editors-photos",
+            "    source: photos.500px",
+            "    feature: editors",
+            "    consumer_key: ${PX_CONSUMER_KEY}   # your 500px key, from the environment",
+            "    max_pages: 2",
+        ])
 
     /// The `feature` sent: ``defaultFeature`` unless the feed names another stream.
     public let feature: String

@@ -22,9 +22,11 @@ extension Feedagg {
         func run() throws {
             let target = path ?? config ?? ConfigDiscovery.fileName
             let feeds = try StarterConfig.create(at: target)
+            let commented = StarterConfig.commentedTypes()
+            let note = commented.isEmpty ? "" : " (commented out, as they need something of yours: \(commented.joined(separator: ", ")))"
             Console().output(
                 """
-                wrote \(target): \(feeds) example feeds, one per source type
+                wrote \(target): \(Plural.of(feeds, "example feed")), one per source type\(note)
                 next: export GITHUB_TOKEN=… (optional), edit \(target), then
                   feedagg validate\(target == ConfigDiscovery.fileName ? "" : " --config \(target)")
                   feedagg pull\(target == ConfigDiscovery.fileName ? "" : " --config \(target)")

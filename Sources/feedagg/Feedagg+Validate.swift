@@ -25,11 +25,15 @@ extension Feedagg {
             for warning in document.warnings { aggregator.console.error(warning) }
             var lines = ["\(configPath): \(Plural.of(feeds.count, "feed")) OK"]
             for (feed, declaration) in zip(feeds, document.feeds) {
+                let reads =
+                    feed.source.validationSummary(context: feed.context)
+                    ?? "\(Redaction.shown(feed.context.baseURL)), \(feed.source.pagination.name) pagination, "
+                    + "\(feed.context.pageSize) per page"
                 lines.append(
-                    "  \(feed.name) (\(feed.source.typeName)): \(Redaction.shown(feed.context.baseURL)), "
-                        + "\(feed.source.pagination.name) pagination, \(feed.context.pageSize) per page"
+                    "  \(feed.name) (\(feed.source.typeName)): \(reads)"
                         + (feed.context.maxPages.map { ", at most \(Plural.of($0, "page"))" } ?? "")
                         + (declaration.credential.map { ", \($0)" } ?? ""))
+                for warning in feed.source.setupWarnings() { aggregator.console.error(warning.description) }
             }
             aggregator.console.output(lines.joined(separator: "\n") + "\n")
         }

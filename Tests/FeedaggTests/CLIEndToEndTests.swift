@@ -1,3 +1,4 @@
+import FeedaggKit
 import FeedaggTesting
 import Foundation
 import LoopbackServer
@@ -275,14 +276,16 @@ struct CLIEndToEndTests {
         #expect(output.stdout.contains("5 feeds OK"), "\(output.stdout)")
     }
 
-    @Test("`sources` lists all four source types")
+    @Test("`sources` lists every source type of the registry")
     func sourcesListsEveryType() async throws {
         let output = try await feedagg(["sources"])
         #expect(output.status == 0, "\(output.summary)")
         let headings = output.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.compactMap {
             $0.split(separator: ":").first.map(String.init)
         }
-        for type in ["github.repos", "github.members", "github.gists", "photos.500px"] {
+        // One heading per type, then "Every feed also accepts".
+        #expect(headings.count == SourceRegistry.builtIn.descriptors.count + 1, "\(headings)")
+        for type in SourceRegistry.builtIn.descriptors.map(\.typeName) {
             #expect(headings.contains(type), "`sources` does not list \(type):\n\(output.stdout)")
         }
     }

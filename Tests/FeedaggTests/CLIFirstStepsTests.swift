@@ -1,4 +1,5 @@
 import FeedCore
+import FeedaggKit
 import FeedaggTesting
 import Foundation
 import LoopbackServer
@@ -126,7 +127,7 @@ struct CLIFirstStepsTests {
                       sourc: github.repos
                       ^
                   help: did you mean 'source'? ('sourc' is not a parameter)
-                  known source types: exec, feed, github.gists, github.members, github.repos, github.stargazers, http, photos.500px
+                  known source types: \(SourceRegistry.builtIn.descriptors.map(\.typeName).sorted().joined(separator: ", "))
                 \(path):12:15: error: 'per_page' must be between 1 and 100, found 5000
                       per_page: 5000
                                 ^
@@ -227,7 +228,8 @@ struct CLIFirstStepsTests {
         #expect(body.contains("'--record-to')\n        __feedagg_add_completions -d"), "\(body)")
         #expect(body.contains("---completion pull -- --feed"), "the feed-name hook:\n\(body)")
         #expect(script.contains("---completion show -- --feed"))
-        #expect(script.contains("'--source')\n        __feedagg_add_completions -W 'github.repos'"), "source types listed")
+        let types = SourceRegistry.builtIn.descriptors.map(\.typeName).joined(separator: "'$'\\n''")
+        #expect(script.contains("'--source')\n        __feedagg_add_completions -W '\(types)'"), "source types listed")
 
         let zsh = try await feedagg(["--generate-completion-script", "zsh"], in: folder)
         #expect(zsh.status == 0)

@@ -14,26 +14,37 @@ private func members(_ count: Int) -> String {
 
 @Suite("First steps: init, configuration discovery, tokens")
 struct FirstStepsTests {
-    @Test("init writes a commented starter feeds.yaml with one feed per source type, valid as written; never overwrites")
+    @Test("init writes a commented starter feeds.yaml with each source type's own example, valid as written; never overwrites")
     func initWritesAValidStarter() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let project = try sandbox.directory("p")
         let created = try await sandbox.run(["init"], in: project)
         #expect(created.status == 0, "\(created.summary)")
-        #expect(created.stdout.contains("wrote feeds.yaml"), "\(created.summary)")
+        // Every fact comes from the registry: a new source module needs no edit here.
+        let declared = StarterConfig.feedCount()
+        let commented = StarterConfig.commentedTypes()
+        #expect(created.stdout.contains("wrote feeds.yaml: \(declared) example feeds, one per source type"), "\(created.summary)")
         let file = project.appendingPathComponent("feeds.yaml")
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.hasPrefix("# feedagg feeds."))
         #expect(text.contains("token: ${GITHUB_TOKEN}"))
         for descriptor in SourceRegistry.builtIn.descriptors {
-            #expect(text.contains("    source: \(descriptor.typeName)\n"), "no example feed of \(descriptor.typeName)")
+            #expect(text.contains("  # \(descriptor.typeName): \(descriptor.summary)\n"), "no example of \(descriptor.typeName)")
+            if commented.contains(descriptor.typeName) {
+                #expect(text.contains("  #   source: \(descriptor.typeName)\n"), "\(descriptor.typeName) is commented out")
+            } else {
+                #expect(text.contains("    source: \(descriptor.typeName)\n"), "no example feed of \(descriptor.typeName)")
+            }
+            for line in descriptor.example ?? [] { #expect(text.contains(line + "\n"), "\(descriptor.typeName): \(line)") }
         }
+        // No comment says again what the type's summary says.
+        let comments = text.split(separator: "\n").filter { $0.hasPrefix("  # ") }
+        #expect(Set(comments).count == comments.count, "a comment line repeats")
 
         let validate = try await sandbox.run(["validate"], in: project)
         #expect(validate.status == 0, "\(validate.summary)")
-        #expect(
-            validate.stdout.hasPrefix("feeds.yaml: \(SourceRegistry.builtIn.descriptors.count) feeds OK"), "\(validate.summary)")
+        #expect(validate.stdout.hasPrefix("feeds.yaml: \(declared) feeds OK"), "\(validate.summary)")
 
         let again = try await sandbox.run(["init"], in: project)
         #expect(again.status == 2, "\(again.summary)")

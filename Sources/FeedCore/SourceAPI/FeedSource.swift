@@ -39,6 +39,30 @@ public protocol FeedSource: Sendable {
     /// reach the network (an exec plugin's placeholder endpoints) names them in its own terms.
     /// `nil` (the default) for `GET <url>`, secrets redacted.
     func requestDescription(for url: URL) -> String?
+    /// What `feedagg validate` says the feed reads, after its name and type: by default `nil`,
+    /// for `<base URL>, <pagination> pagination, N per page`; a source whose requests are not
+    /// pages of an API (a feed document, a plugin) says it in its own terms.
+    func validationSummary(context: FeedContext) -> String?
+    /// Problems of the feed found on this machine that do not stop a run, for `feedagg validate`
+    /// (a plugin that does not exist, an `env:` value whose variable is unset): each with the
+    /// location of the value it is about. Empty by default.
+    func setupWarnings() -> [SetupWarning]
+}
+
+/// A problem ``FeedSource/setupWarnings()`` found: rendered `file:line:col: warning: message`.
+public struct SetupWarning: Sendable, CustomStringConvertible {
+    /// Where the value it is about is written.
+    public var location: SourceLocation
+    /// What is wrong, naming the feed.
+    public var message: String
+
+    /// Creates a warning.
+    public init(at location: SourceLocation, _ message: String) {
+        self.location = location
+        self.message = message
+    }
+
+    public var description: String { "\(location): warning: \(message)" }
 }
 
 extension FeedSource {
@@ -47,6 +71,8 @@ extension FeedSource {
     public var ordering: ItemOrdering { .unordered }
     public func firstPageURL(updatedSince date: Date) -> URL? { nil }
     public func requestDescription(for url: URL) -> String? { nil }
+    public func validationSummary(context: FeedContext) -> String? { nil }
+    public func setupWarnings() -> [SetupWarning] { [] }
     /// The source type name of this instance.
     public var typeName: String { Self.descriptor.typeName }
 }

@@ -21,14 +21,27 @@ public struct SourceDescriptor: Sendable {
     /// The secret parameter that authenticates the feed (`token`), if any: `feeds` and `validate`
     /// say where its value comes from, and an absent one may come from the environment.
     public var credential: CredentialSpec?
+    /// The feeds.yaml lines `feedagg init` writes for this type, below its `# type: summary`
+    /// comment: an entry of the `feeds:` list indented by two spaces (`  - name: …`, `    source: …`),
+    /// valid as written and working without anything the user must create first. Lines starting
+    /// with `#` (after the indentation) are comments; an example made only of comments is written
+    /// commented out (a type that needs something of the user's, e.g. a plugin). `nil`: `init`
+    /// writes a commented skeleton of the required parameters.
+    public var example: [String]?
+
+    /// Whether ``example`` declares a feed as written (it has an uncommented `- name:` line).
+    public var exampleDeclaresFeed: Bool {
+        example?.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- name:") } ?? false
+    }
 
     /// Creates a descriptor.
     public init(
         typeName: String, summary: String, parameters: [ParameterSpec], pagination: String,
         defaultBaseURL: String, defaultPageSize: Int, maxPageSize: Int, additionalParameters: String? = nil,
-        credential: CredentialSpec? = nil
+        credential: CredentialSpec? = nil, example: [String]? = nil
     ) {
         self.credential = credential
+        self.example = example
         self.additionalParameters = additionalParameters
         self.typeName = typeName
         self.summary = summary
