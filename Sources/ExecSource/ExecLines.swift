@@ -84,7 +84,9 @@ public enum ExecLines {
         guard case .object(let members) = value else {
             throw PageDecodeError(path: path, "expected an object, found \(value.kindDescription)")
         }
-        let known: Set<String> = ["id", "title", "url", "summary", "author", "author_url", "avatar", "image", "published", "updated"]
+        let known: Set<String> = [
+            "id", "title", "url", "summary", "author", "author_url", "avatar", "image", "published", "updated", "categories",
+        ]
         if let unknown = members.first(where: { !known.contains($0.key) }) {
             throw PageDecodeError(path: path + ".\(unknown.key)", "unknown item field (expected one of \(known.sorted().joined(separator: ", ")))")
         }
@@ -113,6 +115,18 @@ public enum ExecLines {
             throw PageDecodeError(path: path + ".title", "missing required field 'title'")
         }
         let author = try string("author").map { FeedAuthor(name: $0, url: try? string("author_url"), avatarURL: try? string("avatar")) }
+        // Categories (tags), as `source: feed` keeps them: in the item's raw JSON, a list of strings.
+        if let categories = value["categories"], !categories.isNull {
+            guard case .array(let elements) = categories else {
+                throw PageDecodeError(path: path + ".categories", "expected a list of strings, found \(categories.kindDescription)")
+            }
+            for (index, element) in elements.enumerated() {
+                guard case .string = element else {
+                    throw PageDecodeError(
+                        path: path + ".categories[\(index)]", "expected a string, found \(element.kindDescription)")
+                }
+            }
+        }
         return FeedItem(
             id: feedName + ":" + id, title: title, summary: try string("summary"), url: try string("url"), author: author,
             imageURL: try string("image"), published: try date("published"), updated: try date("updated"),

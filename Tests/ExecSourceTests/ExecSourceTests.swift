@@ -66,6 +66,8 @@ struct ExecSourceTests {
             (#"["item"]"#, "line 1"),
             ("not json", "line 1"),
             (#"{"next": 3}"#, "line 1: $.next"),
+            (#"{"item": {"id": 1, "title": "t", "categories": "swift"}}"#, "line 1: $.item.categories"),
+            (#"{"item": {"id": 1, "title": "t", "categories": ["swift", 2]}}"#, "line 1: $.item.categories[1]"),
         ])
     func errors(line: String, path: String) throws {
         #expect(throws: PageDecodeError.self) { try ExecLines.decode(Data(line.utf8), feedName: "p") }
@@ -74,6 +76,14 @@ struct ExecSourceTests {
         } catch {
             #expect(error.path == path, "\(error)")
         }
+    }
+
+    @Test("categories: a list of strings, kept in the item's raw JSON as source: feed keeps them")
+    func categories() throws {
+        let line = #"{"item": {"id": 1, "title": "t", "categories": ["swift", "linux"]}}"#
+        let page = try ExecLines.decode(Data(line.utf8), feedName: "p")
+        let raw = try #require(page.items.first?.raw.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+        #expect(raw["categories"] as? [String] == ["swift", "linux"])
     }
 
     @Test("the request line carries the feed, page, size, cursor, params and validators")
