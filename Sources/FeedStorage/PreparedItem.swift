@@ -1,5 +1,5 @@
 package import FeedCore
-package import Foundation
+import Foundation
 
 /// An item with the values an engine computes from it before its write transaction: pure CPU work,
 /// done outside the lock so writers of other feeds are not kept waiting on it.

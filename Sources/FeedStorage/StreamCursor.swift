@@ -1,5 +1,5 @@
 public import FeedCore
-public import Foundation
+import Foundation
 
 /// A position in the stored stream: the last entry a page showed, as an opaque token.
 ///

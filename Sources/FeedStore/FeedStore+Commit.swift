@@ -1,4 +1,4 @@
-public import FeedCore
+import FeedCore
 import Foundation
 import GRDB
 

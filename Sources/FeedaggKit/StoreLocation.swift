@@ -1,5 +1,5 @@
 import FeedStore
-public import FeedStorage
+import FeedStorage
 public import Foundation
 
 /// Where a command keeps its store.

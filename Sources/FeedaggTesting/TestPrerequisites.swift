@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What a test run may skip and rewrite: locally a test whose prerequisite is missing (the bench
 /// server or the recordings of `../shared`, a skip switch) is skipped with a comment; in CI

@@ -1,7 +1,7 @@
 // The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
 #if PostgreSQL
 
-public import FeedCore
+import FeedCore
 public import FeedStorage
 import Foundation
 import PostgresNIO

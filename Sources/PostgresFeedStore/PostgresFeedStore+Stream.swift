@@ -1,7 +1,7 @@
 // The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
 #if PostgreSQL
 
-public import FeedCore
+import FeedCore
 public import FeedStorage
 import Foundation
 import PostgresNIO
@@ -52,8 +52,8 @@ extension PostgresFeedStore {
         let ranks = ranked.indices.map(Int64.init)
 
         var binds = PostgresBindings()
-        try binds.append(ranked)
-        try binds.append(ranks)
+        binds.append(ranked)
+        binds.append(ranks)
         let shown = """
             WITH ranks(feed, rank) AS (SELECT * FROM unnest($1::text[], $2::bigint[])),
             candidates AS (
@@ -78,13 +78,13 @@ extension PostgresFeedStore {
         var sql = shown
         if let cursor {
             let position = cursor.position
-            try binds.append(Int32(position.p))
-            try binds.append(-cursor.sortKey)
-            try binds.append(Int64(position.r))
-            try binds.append(position.n)
-            try binds.append(position.f)
-            try binds.append(position.i)
-            try binds.append(Int64(limit) + 1)
+            binds.append(Int32(position.p))
+            binds.append(-cursor.sortKey)
+            binds.append(Int64(position.r))
+            binds.append(position.n)
+            binds.append(position.f)
+            binds.append(position.i)
+            binds.append(Int64(limit) + 1)
             sql += """
                 , page AS (
                     SELECT * FROM shown
@@ -92,8 +92,8 @@ extension PostgresFeedStore {
                     ORDER BY \(order) LIMIT $9)
                 """
         } else {
-            try binds.append(Int64(limit) + 1)
-            try binds.append(Int64(offset))
+            binds.append(Int64(limit) + 1)
+            binds.append(Int64(offset))
             sql += ", page AS (SELECT * FROM shown ORDER BY \(order) LIMIT $3 OFFSET $4)"
         }
         sql += """

@@ -103,7 +103,7 @@ let block = String(atom[first.lowerBound..<last.upperBound])
 
 /// Writes an Atom document of at least `megabytes` MB to `path`, about 1 MB at a time.
 func writeDocument(megabytes: Int, to path: String) throws {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? handle.close() }
     try handle.write(contentsOf: head)

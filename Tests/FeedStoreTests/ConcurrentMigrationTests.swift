@@ -13,7 +13,7 @@ struct ConcurrentMigrationTests {
         for round in 0..<20 {
             // An empty file: the store every one of them opens is new, and each migrates it.
             let path = folder.path("store-\(round).sqlite")
-            FileManager.default.createFile(atPath: path, contents: nil)
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
             let outputs = try await withThrowingTaskGroup(of: ProcessOutput.self) { group in
                 for _ in 0..<8 {
                     group.addTask {

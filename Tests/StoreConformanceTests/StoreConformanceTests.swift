@@ -182,8 +182,8 @@ struct StoreConformanceTests {
         defer { try? store.close() }
         try store.commit(
             [
-                pull("a", (1...6).map { item("a\($0)", day: $0) } + [item("undated-a")]),
-                pull("b", (1...6).map { item("b\($0)", day: $0) } + [item("shared-b", url: "https://x/1", day: 3)]),
+                pull("a", (1...6).map { (n: Int) in item("a\(n)", day: n) } + [item("undated-a")]),
+                pull("b", (1...6).map { (n: Int) in item("b\(n)", day: n) } + [item("shared-b", url: "https://x/1", day: 3)]),
                 pull("c", [item("shared-c", url: "https://x/1", day: 3), item("undated-c")]),
             ], feedOrder: ["a", "b", "c"])
         let feeds = ["a", "b", "c"]
@@ -192,7 +192,7 @@ struct StoreConformanceTests {
         #expect(before.count == 15)
         #expect(shapes(before).contains("b/shared-b b,c") || shapes(before).contains("c/shared-c b,c"))
         // Newer items arrive: what follows each cursor stays the same.
-        try store.commit([pull("a", (1...9).map { item("a\($0)", day: $0) } + [item("undated-a")])], feedOrder: feeds)
+        try store.commit([pull("a", (1...9).map { (n: Int) in item("a\(n)", day: n) } + [item("undated-a")])], feedOrder: feeds)
         for (index, token) in cursors.enumerated() {
             let after = try store.stream(feeds: feeds, sources: nil, after: try StreamCursor(token), limit: 100)
             #expect(shapes(after.entries) == shapes(Array(before[(4 * (index + 1))...])))
@@ -203,8 +203,8 @@ struct StoreConformanceTests {
         defer { try? other.store.close() }
         try other.store.commit(
             [
-                pull("a", (1...6).map { item("a\($0)", day: $0) } + [item("undated-a")]),
-                pull("b", (1...6).map { item("b\($0)", day: $0) } + [item("shared-b", url: "https://x/1", day: 3)]),
+                pull("a", (1...6).map { (n: Int) in item("a\(n)", day: n) } + [item("undated-a")]),
+                pull("b", (1...6).map { (n: Int) in item("b\(n)", day: n) } + [item("shared-b", url: "https://x/1", day: 3)]),
                 pull("c", [item("shared-c", url: "https://x/1", day: 3), item("undated-c")]),
             ], feedOrder: feeds)
         let (otherEntries, otherCursors) = try walk(other.store, feeds: feeds, limit: 4)
