@@ -32,9 +32,11 @@ public struct ExecSource: FeedSource {
                 "command", .list, required: true,
                 "[path, argument…]: the plugin and its arguments, run without a shell (a relative path is from the feed file's folder)"),
             ParameterSpec("env", .mapping, "NAME: value: the plugin's whole environment (${VAR} and secrets as anywhere)"),
-            ParameterSpec("timeout", .integer, "seconds one page may take before the plugin is killed (1–3600, default 30)"),
             ParameterSpec(
-                "max_output_bytes", .integer, "most bytes of output for one page before the plugin is killed (default 16 MiB)"),
+                "timeout", .integer, default: "30", "seconds one page may take before the plugin is killed (1–3600)"),
+            ParameterSpec(
+                "max_output_bytes", .integer, default: "16777216",
+                "most bytes of output for one page before the plugin is killed (16 MiB unless given)"),
             ParameterSpec("params", .mapping, "anything: handed to the plugin as the request's \"params\" object"),
         ],
         pagination: "cursor: the plugin prints {\"next\": \"…\"}; feedagg sends it back as \"cursor\" with the next page",
@@ -166,7 +168,10 @@ public struct ExecSource: FeedSource {
     }
 
     /// Cursor paging through the plugin's `next` lines.
-    public var pagination: any PaginationStrategy { ExecPagination() }
+    /// Each later page is the endpoint with the `cursor` the previous page's `{"next": …}` line
+    /// named (the engine compares URLs, so the URL holds the cursor and nothing else); no `next`
+    /// line ends the walk; a cursor handed back twice is the engine's pagination-cycle error.
+    public var pagination: any PaginationStrategy { CursorPagination(cursorParameter: "cursor") }
 
     /// Decodes the plugin's JSON lines (the plugin's secrets redacted from any line an error quotes).
     public func decodePage(_ page: FetchedPage) throws -> DecodedPage {

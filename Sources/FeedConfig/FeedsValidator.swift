@@ -228,6 +228,20 @@ struct FeedsValidator {
             noteUnset(node, feed: name, key: spec.name, credential: isCredential)
         }
 
+        // A declared default (ParameterSpec.default) applies where neither the feed nor `defaults:`
+        // gives the key, so the source reads it as if written (located at the feed's entry).
+        let declared = specs.compactMap { spec -> (key: ConfigNode, value: ConfigNode)? in
+            guard let value = spec.default, item[spec.name] == nil, applicableDefaults?[spec.name] == nil else { return nil }
+            return (ConfigNode(.scalar(spec.name, plain: true), at: item.location),
+                ConfigNode(.scalar(value, plain: true), at: item.location))
+        }
+        if !declared.isEmpty {
+            let merged = ConfigNode(
+                .mapping((applicableDefaults?.entries ?? []) + declared), at: applicableDefaults?.location ?? item.location,
+                unsetVariables: applicableDefaults?.unsetVariables ?? [])
+            parameters = FeedParameters(node: item, defaults: merged, feedName: name, sourceType: sourceType)
+        }
+
         return FeedDeclaration(
             name: name, sourceType: sourceType, node: item, location: Self.itemLocation(item),
             parameters: parameters, credential: credential)

@@ -22,7 +22,8 @@ import Foundation
 /// - **declared parameters**: unique names that do not redefine a common key; every key
 ///   ``FeedSource/init(feed:parameters:)`` reads is declared (unless the descriptor accepts
 ///   additional parameters); every required parameter missing makes the initialiser throw a
-///   ``ConfigError``; sane page sizes and an absolute default base URL;
+///   ``ConfigError``; a source built without a key that declares a ``ParameterSpec/default``
+///   behaves as with the default written; sane page sizes and an absolute default base URL;
 /// - **`base_url` honoured**: with two different base URLs (one with a path prefix), the first
 ///   page URL (also as the pagination strategy builds it, and the `since` variant) has that
 ///   origin and starts with that path;
@@ -226,7 +227,40 @@ public struct FeedSourceConformance: Sendable {
                 problems.append("without required parameter '\(spec.name)', init threw \(type(of: error)), not a ConfigError")
             }
         }
+        return problems + defaultViolations()
+    }
+
+    /// Each declared default (``ParameterSpec/default``): a source built without the key behaves as
+    /// one built with the default written (same description, URLs and headers).
+    private func defaultViolations() -> [String] {
+        var problems: [String] = []
+        for spec in sourceType.descriptor.parameters {
+            guard let value = spec.default else { continue }
+            if spec.required { problems.append("required parameter '\(spec.name)' declares a default, which never applies") }
+            let written: any FeedSource
+            do { written = try make(keys: feedKeys([spec.name: value])) } catch {
+                problems.append("the default '\(value)' of '\(spec.name)' is rejected: \(error)")
+                continue
+            }
+            guard let absent = try? make(keys: feedKeys([spec.name: String?.none])) else {
+                problems.append("without '\(spec.name)' the sample feed does not build, though it declares a default")
+                continue
+            }
+            if Self.behaviour(absent) != Self.behaviour(written) {
+                problems.append(
+                    "without '\(spec.name)' the source differs from one with its declared default '\(value)' written")
+            }
+        }
         return problems
+    }
+
+    /// What two instances must share to behave alike: their description, URLs and headers.
+    static func behaviour(_ source: any FeedSource) -> [String] {
+        [
+            String(reflecting: source), source.firstPageURL.absoluteString,
+            source.pagination.firstPage(source.firstPageURL, pageSize: 7).absoluteString,
+            "\(source.requestHeaders)", "\(source.credentialHeaders)",
+        ]
     }
 
     private func baseURLViolations() -> [String] {

@@ -27,7 +27,8 @@ public struct FiveHundredPxSource: FeedSource {
         typeName: "photos.500px",
         summary: "a 500px photo stream (popular, editors, upcoming, fresh_today, …)",
         parameters: [
-            ParameterSpec("feature", .string, "photo stream: popular (default), editors, upcoming, fresh_today, …"),
+            ParameterSpec(
+                "feature", .string, default: defaultFeature, "photo stream: popular, editors, upcoming, fresh_today, …"),
             ParameterSpec("only", .string, "only photos of this category name, e.g. Landscapes"),
             ParameterSpec("consumer_key", .secret, "500px consumer key, sent as the 'consumer_key' query parameter"),
         ],

@@ -24,7 +24,9 @@ extension Feedagg {
                         + "max \(descriptor.maxPageSize)")
                 for parameter in descriptor.parameters {
                     let required = parameter.required ? ", required" : ""
-                    lines.append("  \(parameter.name) (\(parameter.kind.rawValue)\(required)): \(parameter.summary)")
+                    let fallback = parameter.default.map { " (default \($0))" } ?? ""
+                    lines.append(
+                        "  \(parameter.name) (\(parameter.kind.rawValue)\(required)): \(parameter.summary)\(fallback)")
                 }
                 if let additional = descriptor.additionalParameters {
                     lines.append("  other keys: \(additional)")
@@ -33,7 +35,8 @@ extension Feedagg {
             }
             lines.append("Every feed also accepts:")
             for parameter in FeedContext.commonParameters {
-                lines.append("  \(parameter.name) (\(parameter.kind.rawValue)): \(parameter.summary)")
+                let fallback = parameter.default.map { " (default \($0))" } ?? ""
+                lines.append("  \(parameter.name) (\(parameter.kind.rawValue)): \(parameter.summary)\(fallback)")
             }
             print(lines.joined(separator: "\n"))
         }

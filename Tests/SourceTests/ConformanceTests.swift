@@ -110,3 +110,30 @@ struct ConformanceCheckerTests {
         #expect(throws: FeedSourceConformanceError.self) { try conformance.check() }
     }
 }
+
+/// Declares `feature` defaults to `popular` but falls back to `fresh` when the key is absent.
+struct LyingDefaultSource: FeedSource {
+    static let descriptor = SourceDescriptor(
+        typeName: "lying.default", summary: "a default it does not keep",
+        parameters: [ParameterSpec("feature", .string, default: "popular", "stream")],
+        pagination: "link", defaultBaseURL: "https://api.example.com", defaultPageSize: 30, maxPageSize: 100)
+
+    let firstPageURL: URL
+
+    init(feed: FeedContext, parameters: FeedParameters) throws {
+        firstPageURL = feed.endpoint("/items", query: [("feature", try parameters.string("feature") ?? "fresh")])
+    }
+
+    var pagination: any PaginationStrategy { LinkHeaderPagination() }
+    func decodePage(_ page: FetchedPage) throws -> DecodedPage { DecodedPage(items: []) }
+}
+
+@Suite("FeedSourceConformance checks declared defaults")
+struct ConformanceDefaultTests {
+    @Test("a source that does not keep its declared default is reported")
+    func lyingDefault() throws {
+        let violations = FeedSourceConformance(LyingDefaultSource.self).violations()
+        #expect(violations.contains { $0.contains("without 'feature' the source differs from one with its declared default 'popular'") },
+            "\(violations)")
+    }
+}
