@@ -17,12 +17,15 @@ extension MappingRow {
                 <item><guid>urn:3</guid><itunes:image href="/i.jpg"/><media:content url="/v.mp4" type="video/mp4"/>\
                 <media:content url="/c.jpg" medium="image"/></item>
                 <item><guid>urn:4</guid><itunes:image href="/i.jpg"/></item>
+                <item><guid>urn:5</guid><media:thumbnail url="/t.jpg"/><enclosure url="/e.jpg" type="image/jpeg" length="1"/>\
+                <media:content url="/c.jpg" medium="image"/><itunes:image href="/i.jpg"/></item>
                 """),
             expected: [
                 FeedEntry(guid: "urn:1", imageURL: "https://feeds.example.org/t.jpg"),
                 FeedEntry(guid: "urn:2", imageURL: "https://feeds.example.org/e.jpg"),
                 FeedEntry(guid: "urn:3", imageURL: "https://feeds.example.org/c.jpg"),
                 FeedEntry(guid: "urn:4", imageURL: "https://feeds.example.org/i.jpg"),
+                FeedEntry(guid: "urn:5", imageURL: "https://feeds.example.org/t.jpg"),
             ],
             feedparser: .differs("feedparser keeps `media_thumbnail`, `media_content`, `enclosures` and `image` apart")),
         MappingRow(
@@ -45,8 +48,11 @@ extension MappingRow {
                 """
                 <item><guid>urn:1</guid><media:title>Media</media:title><dc:title>DC</dc:title></item>
                 <item><guid>urn:2</guid><media:title>Media</media:title><title>Own</title></item>
+                <item><guid>urn:3</guid><title>Own</title><media:title>Media</media:title></item>
                 """),
-            expected: [FeedEntry(guid: "urn:1", title: "DC"), FeedEntry(guid: "urn:2", title: "Own")]),
+            expected: [
+                FeedEntry(guid: "urn:1", title: "DC"), FeedEntry(guid: "urn:2", title: "Own"), FeedEntry(guid: "urn:3", title: "Own"),
+            ]),
         MappingRow(
             name: "itunes: author, image href, summary, subtitle",
             format: .rss2,

@@ -64,11 +64,15 @@ extension MappingRow {
                 <item><guid isPermaLink="false">urn:1</guid><atom:link rel="alternate" href="https://feeds.example.org/1"/></item>
                 <item><guid isPermaLink="false">urn:2</guid><atom:link href="https://feeds.example.org/2.atom"/>\
                 <link>https://feeds.example.org/2</link></item>
+                <item><guid isPermaLink="false">urn:3</guid><link>https://feeds.example.org/3</link>\
+                <atom:link rel="alternate" href="https://feeds.example.org/3.atom"/></item>
                 """),
             expected: [
                 FeedEntry(guid: "urn:1", link: "https://feeds.example.org/1"),
                 FeedEntry(guid: "urn:2", link: "https://feeds.example.org/2"),
-            ]),
+                FeedEntry(guid: "urn:3", link: "https://feeds.example.org/3"),
+            ],
+            feedparser: .differs("feedparser keeps the last of `link` and `atom:link` (entry 3: `3.atom`)")),
         MappingRow(
             name: "RSS enclosure: the first image/* one is the image",
             format: .rss2,
@@ -86,8 +90,12 @@ extension MappingRow {
                 """
                 <item><guid>urn:1</guid><dc:title>From DC</dc:title></item>
                 <item><guid>urn:2</guid><dc:title>From DC</dc:title><title>Own</title></item>
+                <item><guid>urn:3</guid><title>Own</title><dc:title>From DC</dc:title></item>
                 """),
-            expected: [FeedEntry(guid: "urn:1", title: "From DC"), FeedEntry(guid: "urn:2", title: "Own")],
+            expected: [
+                FeedEntry(guid: "urn:1", title: "From DC"), FeedEntry(guid: "urn:2", title: "Own"),
+                FeedEntry(guid: "urn:3", title: "Own"),
+            ],
             feedparser: .differs("feedparser keeps the first of `title` and `dc:title` in document order")),
         MappingRow(
             name: "dc:creator (every one), before dc:author, itunes:author, dc:contributor; author first",
@@ -100,6 +108,7 @@ extension MappingRow {
                 <item><guid>urn:3</guid><dc:contributor>Ed</dc:contributor><itunes:author>Pod</itunes:author></item>
                 <item><guid>urn:4</guid><dc:contributor>Ed</dc:contributor><dc:author>Writer</dc:author></item>
                 <item><guid>urn:5</guid><dc:contributor>Ed</dc:contributor></item>
+                <item><guid>urn:6</guid><author>jo@example.org (Jo)</author><dc:creator>Ann</dc:creator></item>
                 """),
             expected: [
                 FeedEntry(guid: "urn:1", authors: [author("Ann"), author("Bob")]),
@@ -107,6 +116,7 @@ extension MappingRow {
                 FeedEntry(guid: "urn:3", authors: [author("Pod")]),
                 FeedEntry(guid: "urn:4", authors: [author("Writer")]),
                 FeedEntry(guid: "urn:5", authors: [author("Ed")]),
+                FeedEntry(guid: "urn:6", authors: [author("Jo")]),
             ],
             feedparser: .differs(
                 "feedparser keeps the last of `author`, `dc:creator`, `dc:author`, `itunes:author`; "
@@ -121,6 +131,7 @@ extension MappingRow {
                 <item><guid>urn:3</guid><dcterms:created>2003-12-01</dcterms:created><dcterms:issued>2003-12-02</dcterms:issued></item>
                 <item><guid>urn:4</guid><dcterms:issued>2003-12-02</dcterms:issued><dc:date>2003-12-03</dc:date></item>
                 <item><guid>urn:5</guid><dcterms:created>2003-12-01</dcterms:created><pubDate>not a date</pubDate></item>
+                <item><guid>urn:6</guid><pubDate>Sun, 14 Dec 2003 08:00:00 +0100</pubDate><dc:date>2003-12-13T18:30:02Z</dc:date></item>
                 """),
             expected: [
                 FeedEntry(guid: "urn:1", published: date("2003-12-13T18:30:02Z")),
@@ -128,6 +139,7 @@ extension MappingRow {
                 FeedEntry(guid: "urn:3", published: date("2003-12-02T00:00:00Z")),
                 FeedEntry(guid: "urn:4", published: date("2003-12-02T00:00:00Z")),
                 FeedEntry(guid: "urn:5", published: date("2003-12-01T00:00:00Z")),
+                FeedEntry(guid: "urn:6", published: date("2003-12-14T07:00:00Z")),
             ],
             feedparser: .differs(
                 "feedparser: `dc:date` is `updated`, `dcterms:created` only `created`, so entry 5 (an unreadable "
@@ -154,6 +166,7 @@ extension MappingRow {
                 <item><guid>urn:4</guid><itunes:subtitle>Sub</itunes:subtitle><itunes:summary>Sum</itunes:summary></item>
                 <item><guid>urn:5</guid><media:description>Media</media:description><itunes:subtitle>Sub</itunes:subtitle></item>
                 <item><guid>urn:6</guid><media:description>Media &amp; more</media:description><description>  </description></item>
+                <item><guid>urn:7</guid><description>Short</description><content:encoded><![CDATA[<p>Full</p>]]></content:encoded></item>
                 """),
             expected: [
                 FeedEntry(guid: "urn:1", summary: "Short"),
@@ -162,6 +175,7 @@ extension MappingRow {
                 FeedEntry(guid: "urn:4", summary: "Sum"),
                 FeedEntry(guid: "urn:5", summary: "Sub"),
                 FeedEntry(guid: "urn:6", summary: "Media & more"),
+                FeedEntry(guid: "urn:7", summary: "Short"),
             ],
             feedparser: .differs(
                 "feedparser's `summary` is `description`, `dc:description`, `itunes:summary` or `media:description`, "
