@@ -66,12 +66,7 @@ public final class BackgroundProcess: Sendable {
     /// Waits for the child to exit (killing it with SIGKILL after `timeout`) and returns its status
     /// and everything it wrote.
     public func wait(timeout: Duration = .seconds(60)) async throws -> ProcessOutput {
-        let timedOut = OneShot()
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { timedOut.resolve(true) }
-        let winner = OneShot()
-        Task { if await exited.value { winner.resolve(true) } }
-        Task { if await timedOut.value { winner.resolve(false) } }
-        let finished = await winner.value
+        let finished = await OneShot.resolves(exited, within: timeout)
         if !finished { send(SIGKILL) }
         _ = await exited.value
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -109,13 +109,7 @@ public final class TerminalProcess: Sendable {
     /// Waits for the child to exit (killing it after `timeout`) and returns its status, and all it
     /// wrote as ``ProcessOutput/standardOutput`` (the terminal merges output and error).
     public func wait(timeout: Duration = .seconds(120)) async throws -> ProcessOutput {
-        let timedOut = OneShot()
-        let seconds = timeout.seconds
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { timedOut.resolve(true) }
-        let winner = OneShot()
-        Task { if await exited.value { winner.resolve(true) } }
-        Task { if await timedOut.value { winner.resolve(false) } }
-        let finished = await winner.value
+        let finished = await OneShot.resolves(exited, within: timeout)
         if !finished { send(SIGKILL) }
         _ = await exited.value
         _ = await drained.value

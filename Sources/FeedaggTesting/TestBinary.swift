@@ -193,10 +193,7 @@ public enum ChildProcess {
             exited.resolve(true)
         }
 
-        let seconds = timeout.seconds
-        let timedOut = OneShot()
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { timedOut.resolve(true) }
-        let finished = await firstOf(exited, timedOut)
+        let finished = await OneShot.resolves(exited, within: timeout)
         if !finished { _ = SystemSignal.send(SIGKILL, to: child.pid) }
         _ = await exited.value
         // The child has exited: its pipes reach end of file at once (unless it left children holding them).
@@ -219,8 +216,14 @@ public enum ChildProcess {
         return result
     }
 
-    /// `true` when `exited` resolves first, `false` when `timedOut` does.
-    private static func firstOf(_ exited: OneShot, _ timedOut: OneShot) async -> Bool {
+}
+
+extension OneShot {
+    /// `true` when `exited` resolves (to `true`) within `timeout`, `false` when the time runs out
+    /// first: how the test harness waits for a child before killing it.
+    static func resolves(_ exited: OneShot, within timeout: Duration) async -> Bool {
+        let timedOut = OneShot()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { timedOut.resolve(true) }
         let winner = OneShot()
         Task { if await exited.value { winner.resolve(true) } }
         Task { if await timedOut.value { winner.resolve(false) } }

@@ -13,6 +13,20 @@ enum PostgresSchema {
     /// The advisory lock key of migrations (`feedagg` in ASCII).
     static let lockKey: Int64 = 0x6665_6564_6167_67
 
+    /// An item's content columns, the same in `item` and `staged_update` (interpolated into
+    /// both, so the two tables cannot drift apart).
+    static let itemContentColumns = """
+        title TEXT NOT NULL,
+            summary TEXT,
+            url TEXT,
+            author_name TEXT,
+            author_url TEXT,
+            author_avatar TEXT,
+            image_url TEXT,
+            published DOUBLE PRECISION,
+            updated DOUBLE PRECISION,
+        """
+
     /// The migrations, in order. `v1` is the whole of SQLite's schema v5 (docs/store.md maps the two).
     static let migrations: [(version: String, sql: [String])] = [
         (
@@ -42,15 +56,7 @@ enum PostgresSchema {
                     feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
                     id TEXT COLLATE "C" NOT NULL,
                     dedup_key TEXT COLLATE "C" NOT NULL,
-                    title TEXT NOT NULL,
-                    summary TEXT,
-                    url TEXT,
-                    author_name TEXT,
-                    author_url TEXT,
-                    author_avatar TEXT,
-                    image_url TEXT,
-                    published DOUBLE PRECISION,
-                    updated DOUBLE PRECISION,
+                    \(itemContentColumns)
                     sort_key DOUBLE PRECISION,
                     feed_position BIGINT NOT NULL,
                     raw BYTEA,
@@ -100,15 +106,7 @@ enum PostgresSchema {
                 CREATE TABLE staged_update (
                     feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
                     id TEXT COLLATE "C" NOT NULL,
-                    title TEXT NOT NULL,
-                    summary TEXT,
-                    url TEXT,
-                    author_name TEXT,
-                    author_url TEXT,
-                    author_avatar TEXT,
-                    image_url TEXT,
-                    published DOUBLE PRECISION,
-                    updated DOUBLE PRECISION,
+                    \(itemContentColumns)
                     raw BYTEA,
                     dedup_key TEXT COLLATE "C" NOT NULL,
                     content_hash BIGINT NOT NULL,
