@@ -1,7 +1,7 @@
 public import FeedCore
 public import Foundation
 
-/// `feed`: an RSS 2.0, RSS 1.0 (RDF), Atom 1.0 or JSON Feed 1.0/1.1 document, read from `url`.
+/// `feed`: an RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0 or JSON Feed 1.0/1.1 document, read from `url`.
 ///
 /// ```yaml
 /// - name: swift-releases
@@ -23,7 +23,7 @@ public struct WebFeedSource: FeedSource {
     /// The source type's static facts.
     public static let descriptor = SourceDescriptor(
         typeName: "feed",
-        summary: "an RSS 2.0, RSS 1.0 (RDF), Atom 1.0 or JSON Feed 1.0/1.1 document (format detected from the body)",
+        summary: "an RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0 or JSON Feed 1.0/1.1 document (format detected from the body)",
         parameters: [
             ParameterSpec("url", .string, required: true, "the feed's URL (absolute, or a path under base_url)"),
             ParameterSpec(

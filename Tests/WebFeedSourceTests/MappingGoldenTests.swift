@@ -29,9 +29,13 @@ struct MappingGoldenTests {
         #expect(entries == row.expected)
     }
 
-    @Test("no two rows share a name (the table names them)")
-    func uniqueNames() {
+    @Test("no two rows share a name, and docs/sources-feed.md's table lists every one")
+    func namesInTheTable() throws {
         #expect(Set(Self.rows.map(\.name)).count == Self.rows.count)
+        let doc = try String(contentsOf: RepositoryPaths.root.appendingPathComponent("docs/sources-feed.md"), encoding: .utf8)
+        for row in Self.rows {
+            #expect(doc.contains("| \(row.name) |"), "docs/sources-feed.md has no row '\(row.name)'")
+        }
     }
 
     @Test(
