@@ -27,6 +27,19 @@ enum PostgresSchema {
             updated DOUBLE PRECISION,
         """
 
+    /// A cached response's columns, the same in `http_cache` and `staged_cache`.
+    static let cacheColumns = """
+        url TEXT PRIMARY KEY,
+            feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
+            etag TEXT,
+            last_modified TEXT,
+            status INTEGER NOT NULL,
+            headers TEXT NOT NULL,
+            body BYTEA NOT NULL,
+            page TEXT,
+            stored_at DOUBLE PRECISION NOT NULL
+        """
+
     /// The migrations, in order. `v1` is the whole of SQLite's schema v5 (docs/store.md maps the two).
     static let migrations: [(version: String, sql: [String])] = [
         (
@@ -76,29 +89,13 @@ enum PostgresSchema {
                 "CREATE INDEX item_staged ON item (feed) WHERE staged",
                 """
                 CREATE TABLE http_cache (
-                    url TEXT PRIMARY KEY,
-                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
-                    etag TEXT,
-                    last_modified TEXT,
-                    status INTEGER NOT NULL,
-                    headers TEXT NOT NULL,
-                    body BYTEA NOT NULL,
-                    page TEXT,
-                    stored_at DOUBLE PRECISION NOT NULL
+                    \(cacheColumns)
                 )
                 """,
                 "CREATE INDEX http_cache_feed ON http_cache (feed)",
                 """
                 CREATE TABLE staged_cache (
-                    url TEXT PRIMARY KEY,
-                    feed TEXT COLLATE "C" NOT NULL REFERENCES feed(name) ON DELETE CASCADE,
-                    etag TEXT,
-                    last_modified TEXT,
-                    status INTEGER NOT NULL,
-                    headers TEXT NOT NULL,
-                    body BYTEA NOT NULL,
-                    page TEXT,
-                    stored_at DOUBLE PRECISION NOT NULL
+                    \(cacheColumns)
                 )
                 """,
                 "CREATE INDEX staged_cache_feed ON staged_cache (feed)",
