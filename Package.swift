@@ -53,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Already in postgres-nio's graph; WorkerCoordination hashes credentials with its SHA-256.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
+        // `make docs`: the DocC archives of FeedCore and GitHubSource (`swift package generate-documentation`).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, wrapped by exactly one Swift target each.
@@ -276,7 +278,9 @@ let package = Package(
             exclude: ["Browser"],
             swiftSettings: strict),
         .testTarget(
-            name: "ScaffoldTests", dependencies: ["FeedaggTesting"], swiftSettings: strict),
+            name: "ScaffoldTests", dependencies: ["FeedaggTesting", "LoopbackServer"],
+            // A recorded GitHub releases body, the `--sample` of the end-to-end test (read by path).
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "WorkerCoordinationTests",
             dependencies: [

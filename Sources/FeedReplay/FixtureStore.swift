@@ -4,7 +4,8 @@ public import Foundation
 
 /// Reads and writes fixture folders.
 public enum FixtureStore {
-    /// Every exchange under `directory` (recursively), ordered by path. A symbolic link to the
+    /// Every exchange under `directory` (recursively), ordered by path, but the recorded feed's
+    /// ``FixtureFeedFile`` (`feed.json`). A symbolic link to the
     /// folder is followed (the enumerator does not descend into a link itself).
     public static func load(directory: String) throws -> [FixtureExchange] {
         let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath()
@@ -16,7 +17,10 @@ public enum FixtureStore {
             throw FixtureError(path: directory, message: "cannot list the directory")
         }
         var files: [URL] = []
-        for case let file as URL in enumerator where file.pathExtension == "json" { files.append(file) }
+        for case let file as URL in enumerator
+        where file.pathExtension == "json" && file.lastPathComponent != FixtureFeedFile.fileName {
+            files.append(file)
+        }
         return try files.sorted { $0.path < $1.path }.map(read)
     }
 

@@ -18,8 +18,21 @@ struct ScaffoldRequest {
     var pagination: PaginationChoice
     /// `--package`: the folder holding Package.swift, which the scaffold edits.
     var package: URL
+    /// `--api`: the API module the source builds on (``APIModule/registered``), if any.
+    var api: APIModule?
+    /// `--sample`: a recorded response body (or `feedagg record` folder) to draft the DTO from.
+    var sample: String?
 
     var module: String { "\(name)Source" }
+    /// The endpoint's last path segment: the type name's last word (`github.releases` → `releases`).
+    var slug: String { typeName.split(separator: ".").last.map(String.init) ?? name.lowercased() }
+    /// The options as given, for the generated doc comment.
+    var commandLine: String {
+        var words = ["--name \(name)", "--pagination \(pagination.rawValue)", "--type-name \(typeName)"]
+        if let key = api?.key { words.append("--api \(key)") }
+        if let sample { words.append("--sample \(URL(fileURLWithPath: sample).lastPathComponent)") }
+        return words.joined(separator: " ")
+    }
     var testModule: String { "\(name)SourceTests" }
     var fixtureName: String { "\(typeName.replacingOccurrences(of: ".", with: "-"))-example" }
 
@@ -91,26 +104,33 @@ struct Scaffold {
         var registry = try read(registryFile)
         try refuseExisting(package: package)
 
+        let api = request.api ?? APIModule.madeUp(name: request.name, pagination: request.pagination)
+        let apiDependency = api.module.map { ", \"\($0)\"" } ?? ""
         package = try insert(
-            #"        .target(name: "\#(request.module)", dependencies: ["FeedCore"], swiftSettings: strict),"#,
+            #"        .target(name: "\#(request.module)", dependencies: ["FeedCore"\#(apiDependency)], swiftSettings: strict),"#,
             before: Marker.sourceTargets, in: package, file: "Package.swift")
         package = try insert(#"    "\#(request.module)","#, before: Marker.sourceModules, in: package, file: "Package.swift")
         package = try insert(
             """
                     .testTarget(
                         name: "\(request.testModule)",
-                        dependencies: ["\(request.module)", "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP"],
+                        dependencies: [
+                            "\(request.module)"\(apiDependency), "FeedCore", "FeedaggKit", "FeedaggTesting", "FeedReplay", "CurlHTTP",
+                        ],
                         exclude: ["Fixtures"], swiftSettings: strict),
             """, before: Marker.testTargets, in: package, file: "Package.swift")
         registry = try insert("import \(request.module)", before: Marker.imports, in: registry, file: "SourceRegistry.swift")
         registry = try insert(
             "        \(request.module).self,", before: Marker.types, in: registry, file: "SourceRegistry.swift")
 
-        let templates = Templates(request: request)
+        let draft = try Self.draft(request)
         let files: [(URL, String)] = [
-            (sourceDirectory.appendingPathComponent("\(request.module).swift"), templates.source),
-            (testDirectory.appendingPathComponent("\(request.module)Tests.swift"), templates.tests),
-        ] + templates.fixtures.map { (fixtureDirectory.appendingPathComponent($0.name), $0.text) }
+            (sourceDirectory.appendingPathComponent("\(request.module).swift"),
+             SourceTemplate(request: request, api: api, draft: draft).text),
+            (testDirectory.appendingPathComponent("\(request.module)Tests.swift"), TestsTemplate(request: request).text),
+        ] + FixtureTemplate(request: request, api: api, draft: draft).files.map {
+            (fixtureDirectory.appendingPathComponent($0.name), $0.text)
+        }
         for (url, text) in files {
             try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url, options: .withoutOverwriting)
@@ -118,6 +138,20 @@ struct Scaffold {
         try Data(package.utf8).write(to: packageFile, options: .atomic)
         try Data(registry.utf8).write(to: registryFile, options: .atomic)
         return files.map { relative($0.0) } + ["Package.swift (edited)", "Sources/FeedaggKit/SourceRegistry.swift (edited)"]
+    }
+
+    /// The DTO drafted from `--sample`, or from the made-up items.
+    static func draft(_ request: ScaffoldRequest) throws -> ItemDraft {
+        if let sample = request.sample {
+            let (values, encoded) = try SampleLoader.load(sample)
+            return try ItemDraft.draft(from: values, encoded: encoded, typeNamePrefix: request.name)
+        }
+        let encoded = FixtureTemplate.madeUpElements(name: request.name).map { Data($0.utf8) }
+        let values = try encoded.map { data -> [String: JSONValue] in
+            guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else { return [:] }
+            return object
+        }
+        return try ItemDraft.draft(from: values, encoded: encoded, typeNamePrefix: request.name)
     }
 
     private func relative(_ url: URL) -> String {

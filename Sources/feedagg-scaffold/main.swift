@@ -6,10 +6,16 @@ import Foundation
 
 let usage = """
     usage: swift package --allow-writing-to-package-directory new-source --name NAME [--pagination link|page] [--type-name TYPE]
+             [--api API] [--sample FILE]
 
       --name NAME          CamelCase name: Reddit makes the target RedditSource and the type RedditSource
       --pagination STYLE   link (RFC 8288 Link headers, the default) or page (?page=N, totals in the body)
       --type-name TYPE     the `source:` value in feeds.yaml (default: the name in lowercase, e.g. reddit)
+      --api API            build on an existing API module: \(APIModule.registered.keys.sorted().joined(separator: ", "))
+                           (github: GitHubSource's GitHubAPI descriptor, headers, token and pagination;
+                           owner and repo parameters; the endpoint /repos/{owner}/{repo}/<last word of TYPE>)
+      --sample FILE        a recorded JSON response body (or `feedagg record`'s output folder): drafts the
+                           item DTO and the item mapping from its keys, and the generated fixture from its items
       --package DIR        the package root (the plugin passes it)
     """
 
@@ -31,7 +37,7 @@ func parse(_ arguments: [String]) throws -> ScaffoldRequest? {
             key = String(argument[..<equals])
             value = String(argument[argument.index(after: equals)...])
         }
-        guard ["--name", "--pagination", "--type-name", "--package"].contains(key) else {
+        guard ["--name", "--pagination", "--type-name", "--package", "--api", "--sample"].contains(key) else {
             throw ScaffoldError("unknown argument '\(argument)'\n\(usage)")
         }
         if value == nil {
@@ -52,7 +58,21 @@ func parse(_ arguments: [String]) throws -> ScaffoldRequest? {
     let typeName = options["--type-name"] ?? ScaffoldRequest.defaultTypeName(for: name)
     try ScaffoldRequest.validate(name: name, typeName: typeName)
     let package = URL(fileURLWithPath: options["--package"] ?? FileManager.default.currentDirectoryPath)
-    return ScaffoldRequest(name: name, typeName: typeName, pagination: pagination, package: package)
+    var api: APIModule?
+    if let key = options["--api"] {
+        guard let module = APIModule.registered[key] else {
+            throw ScaffoldError(
+                "--api must be one of \(APIModule.registered.keys.sorted().joined(separator: ", ")), found '\(key)'")
+        }
+        guard pagination == .link else {
+            throw ScaffoldError("--api \(key) pages as its module does (Link headers): leave out --pagination \(style)")
+        }
+        api = module
+    }
+    let sample = options["--sample"].map { path in
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+    return ScaffoldRequest(name: name, typeName: typeName, pagination: pagination, package: package, api: api, sample: sample)
 }
 
 do {
@@ -63,6 +83,9 @@ do {
     let created = try Scaffold(request: request).run()
     print("Created source type '\(request.typeName)' (\(request.module), \(request.pagination.rawValue) pagination):")
     for file in created { print("  \(file)") }
+    let api = request.api ?? APIModule.madeUp(name: request.name, pagination: request.pagination)
+    let example = SourceTemplate(request: request, api: api, draft: ItemDraft(fields: [], skipped: [], elements: []))
+        .exampleLines.map { "       " + $0 }.joined(separator: "\n")
     print(
         """
 
@@ -70,12 +93,11 @@ do {
           1. swift build && swift test --filter \(request.testModule)   # the generated tests pass as they are
           2. Edit Sources/\(request.module)/\(request.module).swift: the descriptor (summary, parameters,
              defaultBaseURL, page sizes), the endpoint in init(feed:parameters:), \(request.name)ItemDTO and item(_:raw:path:).
-          3. Record real exchanges (credentials are scrubbed) and point the tests at them:
+          3. Record real exchanges (credentials are scrubbed; feed.json keeps the feed's parameters):
                feedagg record --config my-feeds.yaml --feed NAME --out Tests/\(request.testModule)/Fixtures/\(request.fixtureName)
-             then update `keys` in Tests/\(request.testModule)/\(request.module)Tests.swift to that feed's keys.
-          4. Use it in feeds.yaml:   - name: my-feed
-                                       source: \(request.typeName)
-                                       collection: …
+             The generated tests read that folder (feed.json, the recorded pages): no test edit.
+          4. Use it in feeds.yaml (this is the example `feedagg init` writes):
+        \(example)
              and check `feedagg sources` lists it.
         See the FeedCore article "Writing a source module" (Sources/FeedCore/FeedCore.docc/WritingASource.md).
         """)

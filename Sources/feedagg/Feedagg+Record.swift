@@ -9,6 +9,9 @@ extension Feedagg {
         static let configuration = CommandConfiguration(
             abstract: "Pull one feed and write its exchanges as fixtures (credentials and cookies scrubbed).",
             discussion: """
+                Beside the exchanges, feed.json holds the feed's name, source type and parameters \
+                (per_page included, secrets left out): a source's tests read it.
+
                 Examples:
                   feedagg record --feed repos --out Fixtures/repos
                   feedagg record --feed photos --out Fixtures/photos \\
@@ -45,6 +48,8 @@ extension Feedagg {
             settings.onlyFeeds = [feed]
             settings.baseURLOverride = baseURL.flatMap(URL.init(string:))
             let report = try await Aggregator().pull(settings)
+            // The feed's parameters beside the exchanges, for the source's tests (feed.json).
+            try Aggregator().writeRecordedFeed(configPath: settings.configPath, feed: feed, into: out)
             throw ExitCode(report.exitStatus.rawValue)
         }
     }

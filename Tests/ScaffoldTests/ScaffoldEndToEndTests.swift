@@ -96,8 +96,8 @@ struct ScaffoldEndToEndTests {
     }
 
     @Test(
-        "swift package new-source --name Widget --pagination page: builds, its tests pass, feedagg lists it",
-        .enabled(if: enabled, "\(skipVariable)=1"), .timeLimit(.minutes(30)))
+        "new-source Widget (page) and GitHubReleases (--api github --sample): build, tests pass, re-recorded too, feedagg lists them",
+        .enabled(if: enabled, "\(skipVariable)=1"), .timeLimit(.minutes(45)))
     func newSourceEndToEnd() async throws {
         let started = ContinuousClock.now
         let work = Self.workDirectory
@@ -118,6 +118,16 @@ struct ScaffoldEndToEndTests {
             #expect(FileManager.default.fileExists(atPath: package.appendingPathComponent(path).path), "no \(path)")
         }
 
+        // On an existing API module, its DTO drafted from a recorded GitHub releases body.
+        let sample = package.appendingPathComponent("Tests/ScaffoldTests/Fixtures/github-releases-sample.json")
+        let releases = try await Self.run(
+            Self.nice,
+            ["-n", "19", swift.path, "package", "--allow-writing-to-package-directory", "new-source", "--name", "GitHubReleases",
+             "--type-name", "github.releases", "--api", "github", "--sample", sample.path],
+            in: package)
+        #expect(releases.stdout.contains("Created source type 'github.releases' (GitHubReleasesSource, link pagination)"), "\(releases.summary)")
+        try Self.expectBuiltOnGitHubAPI(package)
+
         // A second run refuses, and changes nothing.
         let manifest = try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)
         let again = try await ChildProcess.run(
@@ -134,16 +144,33 @@ struct ScaffoldEndToEndTests {
         // brings two BoringSSL builds), and every test target but the generated one
         // (FEEDAGG_TEST_TARGETS, read by Package.swift). The index store stays on: SwiftPM on Linux
         // discovers the tests through it (`--disable-index-store` fails the build).
-        let onlyWidgetTests = ["FEEDAGG_TEST_TARGETS": "WidgetSourceTests"]
+        // FeedaggTests too: its registry-dependent suites must pass with the new types, unedited.
+        let onlyWidgetTests = ["FEEDAGG_TEST_TARGETS": "WidgetSourceTests,GitHubReleasesSourceTests,FeedaggTests"]
         try await Self.run(
             Self.nice, ["-n", "19", swift.path, "build", "--build-tests", "--disable-default-traits"], in: package,
             adding: onlyWidgetTests)
         let tests = try await Self.run(
-            swift, ["test", "--skip-build", "--disable-default-traits", "--filter", "WidgetSourceTests"], in: package,
-            adding: onlyWidgetTests)
+            swift, ["test", "--skip-build", "--disable-default-traits", "--filter", "WidgetSourceTests|GitHubReleasesSourceTests"],
+            in: package, adding: onlyWidgetTests)
         let testOutput = tests.stdout + tests.stderr
         #expect(testOutput.contains("Suite \"widget: recorded fixture through ReplayServer + CurlClient + FeedEngine\" passed"), "\(tests.summary)")
-        #expect(testOutput.contains("with 5 tests in 1 suite passed"), "\(tests.summary)")
+        #expect(testOutput.contains("Suite \"github.releases: recorded fixture through ReplayServer + CurlClient + FeedEngine\" passed"), "\(tests.summary)")
+        #expect(testOutput.contains("with 10 tests in 2 suites passed"), "\(tests.summary)")
+
+        // The suites that derive the source types from the registry, with the new types present.
+        let registryTests = try await Self.run(
+            swift,
+            ["test", "--skip-build", "--disable-default-traits", "--filter",
+             "FirstStepsTests|CLIFirstStepsTests|CLIEndToEndTests/sourcesListsEveryType"],
+            in: package, adding: onlyWidgetTests)
+        #expect((registryTests.stdout + registryTests.stderr).contains(" passed after"), "\(registryTests.summary)")
+
+        // Re-recorded with a non-default per_page, the generated tests pass unedited.
+        try await Self.recordReleases(in: package, work: work)
+        let rerun = try await Self.run(
+            swift, ["test", "--skip-build", "--disable-default-traits", "--filter", "GitHubReleasesSourceTests"], in: package,
+            adding: onlyWidgetTests)
+        #expect((rerun.stdout + rerun.stderr).contains("with 5 tests in 1 suite passed"), "\(rerun.summary)")
 
         let feedagg = package.appendingPathComponent(".build/debug/feedagg")
         let sources = try await Self.run(feedagg, ["sources"], in: package)
@@ -164,6 +191,55 @@ struct ScaffoldEndToEndTests {
         #expect(postgres.stderr.contains("built without PostgreSQL"), "\(postgres.summary)")
         #expect(!(postgres.stdout + postgres.stderr).contains("s3cret-pw"), "\(postgres.summary)")
         print("scaffold e2e: total \(ContinuousClock.now - started)")
+    }
+}
+
+extension ScaffoldEndToEndTests {
+    /// The `--api github --sample` source uses GitHubAPI and the sample's keys, not a made-up API.
+    static func expectBuiltOnGitHubAPI(_ package: URL) throws {
+        let source = try String(
+            contentsOf: package.appendingPathComponent("Sources/GitHubReleasesSource/GitHubReleasesSource.swift"), encoding: .utf8)
+        for fragment in [
+            "import GitHubSource", "GitHubAPI.descriptor(", "GitHubAPI.pagination", "GitHubAPI.requestHeaders",
+            "GitHubAPI.credentialHeaders(token)", #"/repos/\(GitHubAPI.segment(owner))/\(GitHubAPI.segment(repo))/releases"#,
+            #".field("tag_name", \.tagName)"#, "var name: String?", "dto.author.feedAuthor",
+            #"ISO8601.timestamp(dto.publishedAt, at: "\(path).published_at")"#, "ItemText.nonEmpty(dto.htmlURL)",
+        ] {
+            #expect(source.contains(fragment), "no `\(fragment)` in the generated source:\n\(source)")
+        }
+        for madeUp in ["githubreleases.example", "GITHUBRELEASES_TOKEN", "collection"] {
+            #expect(!source.contains(madeUp), "the generated source still has the made-up API's `\(madeUp)`")
+        }
+        let manifest = try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#".target(name: "GitHubReleasesSource", dependencies: ["FeedCore", "GitHubSource"]"#))
+        #expect(manifest.contains(#""GitHubReleasesSource", "GitHubSource", "FeedCore", "FeedaggKit""#))
+    }
+
+    /// `feedagg record` of a `github.releases` feed with `per_page: 2` from ``ReleasesStandIn``
+    /// over the generated fixture folder: three pages and a feed.json saying `per_page` 2.
+    static func recordReleases(in package: URL, work: URL) async throws {
+        let fixture = package.appendingPathComponent("Tests/GitHubReleasesSourceTests/Fixtures/github-releases-example")
+        try FileManager.default.removeItem(at: fixture)
+        let config = work.appendingPathComponent("releases.yaml")
+        try Data(
+            "feeds:\n  - name: swift-releases\n    source: github.releases\n    owner: apple\n    repo: swift\n    per_page: 2\n".utf8
+        ).write(to: config)
+        let server = try await ReleasesStandIn.start()
+        do {
+            try await run(
+                package.appendingPathComponent(".build/debug/feedagg"),
+                ["record", "--config", config.path, "--feed", "swift-releases", "--out", fixture.path, "--base-url", server.baseURL],
+                in: package)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixture.path).sorted()
+        #expect(files.filter { $0 != "feed.json" }.count == 3, "\(files)")
+        let feed = try String(contentsOf: fixture.appendingPathComponent("feed.json"), encoding: .utf8)
+        #expect(feed.contains(#""per_page" : "2""#), "\(feed)")
+        #expect(feed.contains(#""name" : "swift-releases""#), "\(feed)")
     }
 }
 
