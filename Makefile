@@ -11,7 +11,7 @@ APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libyaml-dev libsqlite3-dev libxm
   chromium chromium-driver newsboat postgresql wrk openssl
 VENV := .build/venv
 
-.PHONY: deps pytools build release install man demo test bench bench-cpu bench-cpu-run bench-feed bench-feed-run fixtures fuzz clean
+.PHONY: deps pytools build release install man docs demo test bench bench-cpu bench-cpu-run bench-feed bench-feed-run fixtures fuzz clean
 
 # Installs the Debian packages the build needs, only when one is missing.
 deps:
@@ -73,6 +73,26 @@ install: release man
 	$(BIN) --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_feedagg"
 	$(BIN) --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/feedagg.fish"
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/feedagg (stripped; symbols in .build/release/feedagg.debug)"
+
+# The reference a source author browses: DocC archives of FeedCore (with the article "Writing a
+# source module" and its "Choosing a pagination strategy") and GitHubSource (GitHubAPI), built by
+# swift-docc-plugin into .build/docs/<Module>.doccarchive (open one with `docc preview`, or serve
+# it: it is transformed for static hosting). Slow (symbol graphs of both modules): not part of
+# `make test`. Needs the docc binary, which ships with the Swift toolchain beside swift.
+DOCS_MODULES := FeedCore GitHubSource
+docs:
+	@docc="$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc"; \
+	if [ ! -x "$$docc" ] && ! command -v docc >/dev/null 2>&1; then \
+	  echo "make docs: no docc binary in this Swift toolchain ($$docc) nor on the PATH; install a toolchain that ships DocC" >&2; \
+	  exit 1; \
+	fi
+	mkdir -p .build/docs
+	for module in $(DOCS_MODULES); do \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$module \
+	    --disable-indexing --transform-for-static-hosting --hosting-base-path $$module \
+	    --output-path .build/docs/$$module.doccarchive || exit 1; \
+	done
+	@echo "wrote $(foreach m,$(DOCS_MODULES),.build/docs/$(m).doccarchive)"
 
 # The main job on the embedded default: feeds.yaml over the recorded Fixtures/, offline.
 # Its store stays in .build/demo/ (a second run is incremental: every page 1 answers 304), so
