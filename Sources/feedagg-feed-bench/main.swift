@@ -52,11 +52,18 @@ while let argument = arguments.first {
     }
 }
 
-// Step 2's child: one streamed parse of a file, then one line for the parent.
+// Step 2's child (and HostileDocumentTests' measured parse): one streamed parse of a file, then
+// one line for the parent; a document that fails prints `error=<message> peak_rss=N`, exit 1.
 if let parseFile {
     let start = clock.now
     var entries = 0
-    let header = try FeedDocument.stream(fileAt: parseFile, url: url, limits: limits) { _ in entries += 1 }
+    let header: FeedDocument.Header
+    do {
+        header = try FeedDocument.stream(fileAt: parseFile, url: url, limits: limits) { _ in entries += 1 }
+    } catch {
+        print("error=\(error) peak_rss=\(peakRSS())")
+        exit(1)
+    }
     let seconds = (clock.now - start) / .seconds(1)
     let size = (try FileManager.default.attributesOfItem(atPath: parseFile)[.size] as? Int) ?? 0
     print("entries=\(entries) counted=\(header.entryCount) bytes=\(size) seconds=\(seconds) peak_rss=\(peakRSS())")

@@ -80,10 +80,3 @@ enum FeedFixtures {
         }
     }
 }
-
-/// Peak resident memory of this process so far, in bytes (Linux: `ru_maxrss` is in KiB).
-func peakResidentBytes() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_maxrss * 1024
-}
