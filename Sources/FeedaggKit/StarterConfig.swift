@@ -38,7 +38,7 @@ public enum StarterConfig {
     /// parameters when it has none.
     static func example(for descriptor: SourceDescriptor) -> [String] {
         let header = "  # \(descriptor.typeName): \(descriptor.summary)"
-        if let example = descriptor.example ?? legacyExample(descriptor.typeName) { return [header] + example + [""] }
+        if let example = descriptor.example { return [header] + example + [""] }
         var lines = [
             header, "  # - name: my-\(descriptor.typeName.replacingOccurrences(of: ".", with: "-"))",
             "  #   source: \(descriptor.typeName)",
@@ -47,20 +47,6 @@ public enum StarterConfig {
             lines.append("  #   \(parameter.name): …              # \(parameter.summary)")
         }
         return lines + [""]
-    }
-
-    /// Examples of the types whose modules do not give one yet.
-    static func legacyExample(_ typeName: String) -> [String]? {
-        switch typeName {
-        case "feed":
-            return [
-                "  - name: swift-releases",
-                "    source: feed",
-                "    url: https://github.com/swiftlang/swift/releases.atom",
-            ]
-        default:
-            return nil
-        }
     }
 
     /// Writes the starter file at `path`, never over an existing file (checked and created in one
@@ -102,7 +88,7 @@ public enum StarterConfig {
     /// The source types whose example the starter writes commented out, in registry order.
     public static func commentedTypes(_ registry: SourceRegistry = .builtIn) -> [String] {
         registry.descriptors.filter { descriptor in
-            let lines = descriptor.example ?? legacyExample(descriptor.typeName) ?? []
+            let lines = descriptor.example ?? []
             return !lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- name:") }
         }.map(\.typeName)
     }

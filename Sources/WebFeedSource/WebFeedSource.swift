@@ -33,7 +33,12 @@ public struct WebFeedSource: FeedSource {
         pagination: "Atom <link rel=\"next\"> (RFC 5005) and JSON Feed next_url; a feed without one is one page",
         defaultBaseURL: ownOrigin,
         defaultPageSize: 1,
-        maxPageSize: 10_000)
+        maxPageSize: 10_000,
+        example: [
+            "  - name: swift-releases",
+            "    source: feed",
+            "    url: https://github.com/swiftlang/swift/releases.atom",
+        ])
 
     /// The document's URL.
     public let firstPageURL: URL
@@ -74,6 +79,11 @@ public struct WebFeedSource: FeedSource {
 
     /// Follows the next link the body names.
     public var pagination: any PaginationStrategy { NextLinkPagination() }
+
+    /// `the document at URL, following its next links`: no placeholder base URL, no page size.
+    public func validationSummary(context: FeedContext) -> String? {
+        "the document at \(Redaction.shown(firstPageURL)), following its next links (RFC 5005, next_url)"
+    }
 
     /// Asks for the feed formats first.
     public var requestHeaders: HTTPHeaders {

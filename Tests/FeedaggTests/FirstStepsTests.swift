@@ -45,6 +45,9 @@ struct FirstStepsTests {
         let validate = try await sandbox.run(["validate"], in: project)
         #expect(validate.status == 0, "\(validate.summary)")
         #expect(validate.stdout.hasPrefix("feeds.yaml: \(declared) feeds OK"), "\(validate.summary)")
+        // Each source describes itself in its own terms: no internal placeholder URL.
+        #expect(!validate.stdout.contains(".invalid"), "\(validate.stdout)")
+        #expect(validate.stdout.contains("(feed): the document at https://"), "\(validate.stdout)")
 
         let again = try await sandbox.run(["init"], in: project)
         #expect(again.status == 2, "\(again.summary)")

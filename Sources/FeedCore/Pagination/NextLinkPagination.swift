@@ -1,10 +1,10 @@
-public import FeedCore
 public import Foundation
 
-/// Pagination by a next-page link in the body: Atom `<link rel="next">` (RFC 5005 paged feeds)
-/// and JSON Feed `next_url`, handed over as ``DecodedPage/nextCursor`` (an absolute URL) and
-/// followed as given. Pages go one by one; the engine's cycle guard stops a link back to a page
-/// already fetched, and `max_pages` bounds the walk.
+/// Pagination by a next-page link in the body (a feed's Atom `<link rel="next">`, RFC 5005; JSON
+/// Feed's `next_url`; an API's `"next": "https://…"`), handed over as ``DecodedPage/nextCursor``
+/// (a URL, resolved against the page's) and followed as given, http(s) only. Pages go one by one;
+/// the engine's cycle guard stops a link back to a page already fetched, and `max_pages` bounds
+/// the walk.
 public struct NextLinkPagination: PaginationStrategy {
     /// Creates the strategy.
     public init() {}
