@@ -44,7 +44,7 @@ def walk(v, f):
     if isinstance(v, list): return [walk(x, f) for x in v]
     return v
 for i, feed in enumerate(sys.argv[1:]):
-    files = sorted(pathlib.Path("Fixtures", feed).glob("*.json"))
+    files = sorted(p for p in pathlib.Path("Fixtures", feed).glob("*.json") if p.name != "feed.json")
     docs = [json.loads(p.read_text()) for p in files]
     dates = []
     walk([d["response"].get("body") for d in docs], lambda s: dates.append(parse(s)) or s)
@@ -55,4 +55,4 @@ for i, feed in enumerate(sys.argv[1:]):
         p.write_text(json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     print(f"{feed}: dates shifted by {offset.days} days")
 PY
-echo "recorded: $(find Fixtures -name '*.json' | wc -l) exchanges"
+echo "recorded: $(find Fixtures -name '*.json' ! -name feed.json | wc -l) exchanges"

@@ -74,8 +74,13 @@ struct RecordReplayTests {
 
         // The files: one per page, addressed to the real API, no credential, no cookie.
         let files = try FileManager.default.contentsOfDirectory(at: out, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "json" }
+            .filter { $0.pathExtension == "json" && $0.lastPathComponent != FixtureFeedFile.fileName }
         #expect(files.count == 3)
+        // Beside them, feed.json: the feed's keys (per_page included) for the source's tests, no token.
+        let feed = try FixtureFeedFile.read(directory: out.path)
+        #expect(feed.source == "github.stargazers")
+        #expect(feed.parameters["per_page"] == "3" && feed.parameters["owner"] == "apple", "\(feed)")
+        #expect(feed.parameters["token"] == nil, "feed.json holds the token")
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
             #expect(!text.contains(Self.token), "\(file.lastPathComponent) holds the token")

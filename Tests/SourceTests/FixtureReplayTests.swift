@@ -104,7 +104,7 @@ private struct RecordedFeed {
 
     static func files(in directory: URL) throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "json" }
+            .filter { $0.pathExtension == "json" && $0.lastPathComponent != FixtureFeedFile.fileName }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 

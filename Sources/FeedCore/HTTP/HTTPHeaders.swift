@@ -10,6 +10,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Headers from a literal, in the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -38,14 +39,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         if let value { fields.append((name: name, value: value)) }
     }
 
+    /// The fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 
+    /// Equal when the fields are the same, in the same order.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 
+    /// Hashes the fields in order, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name)

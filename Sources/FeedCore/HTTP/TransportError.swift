@@ -31,6 +31,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// What went wrong, in one line for the feed's error.
     public var description: String {
         "\(kind.rawValue): \(Redaction.shownText(detail)) (\(Redaction.shown(url)))"
     }

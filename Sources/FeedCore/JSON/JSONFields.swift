@@ -134,6 +134,7 @@ public struct JSONFields<Object: Sendable>: Sendable {
 
 /// A JSON member name as a `CodingKey`, for ``JSONFields``' `Decodable` path.
 public struct JSONMemberKey: CodingKey, Sendable {
+    /// The member name.
     public let stringValue: String
     /// Always `nil`: member names are strings.
     public var intValue: Int? { nil }

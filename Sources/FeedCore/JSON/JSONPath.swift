@@ -117,6 +117,7 @@ public struct JSONPathError: Error, Sendable, Equatable, CustomStringConvertible
         self.offset = offset
     }
 
+    /// The message, with the path (and the 1-based character where it is wrong, when known).
     public var description: String {
         if let offset { return "invalid JSON path '\(path)': \(message) (at character \(offset + 1))" }
         return "\(message) at \(path)"

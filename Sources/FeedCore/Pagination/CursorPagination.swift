@@ -17,17 +17,21 @@ public struct CursorPagination: PaginationStrategy {
         self.pageSizeParameter = pageSizeParameter
     }
 
+    /// The strategy's name in logs and `feedagg sources`: `cursor`.
     public var name: String { "cursor" }
 
+    /// The endpoint with this strategy's first-page parameters (the page size, when it has one) set.
     public func firstPage(_ endpoint: URL, pageSize: Int) -> URL {
         guard let size = pageSizeParameter else { return endpoint }
         return QueryEditor.setting(size, to: String(pageSize), in: endpoint)
     }
 
+    /// The page after `page`, or `nil` when the walk ends there.
     public func nextPage(after page: PageOutcome) -> URL? {
         guard let token = page.nextCursor, !token.isEmpty else { return nil }
         return QueryEditor.setting(cursorParameter, to: token, in: page.url)
     }
 
+    /// Every later page, when the first one says how many there are (the engine fetches them concurrently); else `nil`.
     public func remainingPages(after first: PageOutcome) -> [URL]? { nil }
 }

@@ -17,13 +17,16 @@ public struct LinkHeaderPagination: PaginationStrategy {
         self.pageParameter = pageParameter
     }
 
+    /// Pages 2…`count` built from the first page's URL, for a remembered page count (early fan-out); `nil` when the strategy cannot address a page by number.
     public func speculativePages(from first: URL, through count: Int) -> [URL]? {
         guard let pageParameter, count >= 2 else { return nil }
         return (2...count).map { QueryEditor.setting(pageParameter, to: String($0), in: first) }
     }
 
+    /// The strategy's name in logs and `feedagg sources`: `link`.
     public var name: String { "link" }
 
+    /// The endpoint with this strategy's first-page parameters (the page size, when it has one) set.
     public func firstPage(_ endpoint: URL, pageSize: Int) -> URL {
         guard let parameter = pageSizeParameter else { return endpoint }
         return QueryEditor.setting(parameter, to: String(pageSize), in: endpoint)
@@ -34,10 +37,12 @@ public struct LinkHeaderPagination: PaginationStrategy {
         LinkHeader.parse(headers.values(for: "Link"))
     }
 
+    /// The page after `page`, or `nil` when the walk ends there.
     public func nextPage(after page: PageOutcome) -> URL? {
         LinkHeader.first("next", in: links(page.headers))?.resolved(against: page.url)
     }
 
+    /// Every later page, when the first one says how many there are (the engine fetches them concurrently); else `nil`.
     public func remainingPages(after first: PageOutcome) -> [URL]? {
         let links = links(first.headers)
         guard let next = LinkHeader.first("next", in: links)?.resolved(against: first.url),

@@ -21,8 +21,10 @@ public struct OffsetPagination: PaginationStrategy {
         self.firstOffset = firstOffset
     }
 
+    /// The strategy's name in logs and `feedagg sources`: `offset`.
     public var name: String { "offset" }
 
+    /// The endpoint with this strategy's first-page parameters (the page size, when it has one) set.
     public func firstPage(_ endpoint: URL, pageSize: Int) -> URL {
         var url = QueryEditor.setting(offsetParameter, to: String(firstOffset), in: endpoint)
         if let limit = limitParameter { url = QueryEditor.setting(limit, to: String(pageSize), in: url) }
@@ -35,6 +37,7 @@ public struct OffsetPagination: PaginationStrategy {
         return firstOffset
     }
 
+    /// The page after `page`, or `nil` when the walk ends there.
     public func nextPage(after page: PageOutcome) -> URL? {
         guard page.itemCount > 0 else { return nil }
         let next = offset(of: page) + page.itemCount
@@ -46,6 +49,7 @@ public struct OffsetPagination: PaginationStrategy {
         return QueryEditor.setting(offsetParameter, to: String(next), in: page.url)
     }
 
+    /// Every later page, when the first one says how many there are (the engine fetches them concurrently); else `nil`.
     public func remainingPages(after first: PageOutcome) -> [URL]? {
         guard first.itemCount > 0, let total = first.totals?.totalItems else { return nil }
         // Page 1's count is the page size the API applies (it is full unless it is the only page).

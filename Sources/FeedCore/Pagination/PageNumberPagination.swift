@@ -26,8 +26,10 @@ public struct PageNumberPagination: PaginationStrategy {
         self.knowsPageSize = knowsPageSize
     }
 
+    /// The strategy's name in logs and `feedagg sources`: `page`.
     public var name: String { "page" }
 
+    /// The endpoint with this strategy's first-page parameters (the page size, when it has one) set.
     public func firstPage(_ endpoint: URL, pageSize: Int) -> URL {
         var url = QueryEditor.setting(pageParameter, to: String(firstPageNumber), in: endpoint)
         if let size = pageSizeParameter { url = QueryEditor.setting(size, to: String(pageSize), in: url) }
@@ -64,6 +66,7 @@ public struct PageNumberPagination: PaginationStrategy {
         return firstPageNumber + page.number - 1
     }
 
+    /// The page after `page`, or `nil` when the walk ends there.
     public func nextPage(after page: PageOutcome) -> URL? {
         if page.itemCount == 0 { return nil }
         let current = pageNumber(of: page)
@@ -100,6 +103,7 @@ public struct PageNumberPagination: PaginationStrategy {
         return nil
     }
 
+    /// Every later page, when the first one says how many there are (the engine fetches them concurrently); else `nil`.
     public func remainingPages(after first: PageOutcome) -> [URL]? {
         let size = knowsPageSize ? first.pageSize : first.itemCount
         guard first.itemCount > 0, let total = totalPages(first.totals, pageSize: size),
@@ -113,6 +117,7 @@ public struct PageNumberPagination: PaginationStrategy {
         }
     }
 
+    /// Pages 2…`count` built from the first page's URL, for a remembered page count (early fan-out); `nil` when the strategy cannot address a page by number.
     public func speculativePages(from first: URL, through count: Int) -> [URL]? {
         guard count >= 2 else { return nil }
         return (firstPageNumber + 1...firstPageNumber + count - 1).map {

@@ -24,6 +24,8 @@ public protocol PaginationStrategy: Sendable {
 }
 
 extension PaginationStrategy {
+    /// No consistency check by default.
     public func inconsistency(in page: PageOutcome, first: PageOutcome, expectedPages: Int?) -> String? { nil }
+    /// Pages 2…`count` built from the first page's URL, for a remembered page count (early fan-out); `nil` when the strategy cannot address a page by number.
     public func speculativePages(from first: URL, through count: Int) -> [URL]? { nil }
 }

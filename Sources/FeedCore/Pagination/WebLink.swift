@@ -30,6 +30,7 @@ public struct WebLink: Sendable, Equatable {
         URL(string: target, relativeTo: base)?.absoluteURL
     }
 
+    /// Equal when the targets and the parameters (in order) are.
     public static func == (lhs: WebLink, rhs: WebLink) -> Bool {
         lhs.target == rhs.target
             && lhs.parameters.elementsEqual(rhs.parameters) { $0.name == $1.name && $0.value == $1.value }

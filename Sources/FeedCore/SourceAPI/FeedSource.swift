@@ -62,16 +62,24 @@ public struct SetupWarning: Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `<file:line:column>: warning: <message>`.
     public var description: String { "\(location): warning: \(message)" }
 }
 
 extension FeedSource {
+    /// Default: no extra request headers.
     public var requestHeaders: HTTPHeaders { [:] }
+    /// Default: no credential.
     public var credentialHeaders: HTTPHeaders { [:] }
+    /// Default: ``ItemOrdering/unordered``.
     public var ordering: ItemOrdering { .unordered }
+    /// Default: `nil`, the API has no `since`-style filter.
     public func firstPageURL(updatedSince date: Date) -> URL? { nil }
+    /// Default: `nil`, requests are described by their URL.
     public func requestDescription(for url: URL) -> String? { nil }
+    /// Default: `nil`, `feedagg validate` says nothing more about the feed.
     public func validationSummary(context: FeedContext) -> String? { nil }
+    /// Default: no warnings.
     public func setupWarnings() -> [SetupWarning] { [] }
     /// The source type name of this instance.
     public var typeName: String { Self.descriptor.typeName }

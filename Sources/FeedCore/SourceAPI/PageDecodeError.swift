@@ -11,5 +11,6 @@ public struct PageDecodeError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
+    /// The message and the JSON path where the page is wrong.
     public var description: String { "\(message) at \(path)" }
 }

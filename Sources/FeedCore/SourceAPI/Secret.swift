@@ -4,6 +4,8 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     public let value: String
     /// Wraps a secret.
     public init(_ value: String) { self.value = value }
+    /// `REDACTED`: a secret never prints.
     public var description: String { "REDACTED" }
+    /// `REDACTED`: a secret never prints, not even in a debug dump.
     public var debugDescription: String { "REDACTED" }
 }

@@ -72,6 +72,7 @@ public struct URITemplate: Sendable, CustomStringConvertible {
         self.parts = try parser.parse()
     }
 
+    /// The template as written.
     public var description: String { template }
 
     /// Every variable reference, in template order (a name used twice appears twice).
@@ -355,6 +356,7 @@ public struct URITemplateError: Error, Sendable, Equatable, CustomStringConverti
         self.offset = offset
     }
 
+    /// The message with the (1-based) character where the template is wrong.
     public var description: String { "\(message) (at character \(offset + 1))" }
 }
 
