@@ -252,7 +252,7 @@ let package = Package(
                 "HTTPSource", "FeedCore", "FeedConfig", "FeedaggKit", "CurlHTTP", "FeedaggTesting", "LoopbackServer",
             ],
             swiftSettings: strict),
-        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
+        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "FeedStorage", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         // One suite run against both store engines (SQLite, and PostgreSQL in a throwaway cluster).
         .testTarget(
             name: "StoreConformanceTests",
