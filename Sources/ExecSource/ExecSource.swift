@@ -36,7 +36,7 @@ public struct ExecSource: FeedSource {
                 "timeout", .integer, default: "30", "seconds one page may take before the plugin is killed (1–3600)"),
             ParameterSpec(
                 "max_output_bytes", .integer, default: "16777216",
-                "most bytes of output for one page before the plugin is killed (16 MiB unless given)"),
+                "most bytes of output for one page before the plugin is killed (16777216 is 16 MiB)"),
             ParameterSpec("params", .mapping, "anything: handed to the plugin as the request's \"params\" object"),
         ],
         pagination: "cursor: the plugin prints {\"next\": \"…\"}; feedagg sends it back as \"cursor\" with the next page",

@@ -37,7 +37,7 @@ public enum GitHubAPI {
 
     /// A GitHub source type's static facts: GitHub's root, page sizes, paging summary and
     /// credential, with ``tokenParameter`` after the type's own `parameters`, and the `example`
-    /// `feedagg init` writes (``SourceDescriptor/example``).
+    /// `feedagg init` writes (`SourceDescriptor.example`).
     public static func descriptor(
         typeName: String, summary: String, parameters: [ParameterSpec], pagination: String = paginationSummary,
         example: [String]? = nil

@@ -10,7 +10,7 @@ public import Foundation
 ///
 /// Ordering: recorded responses (2012, 2014, 2017, 2018) come newest-*created* first, while
 /// `updated_at` — the item's `sortDate` — is not monotonic on the wire (an old gist edited
-/// recently stays at its creation position). So the wire order is ``ItemOrdering/unordered``.
+/// recently stays at its creation position). So the wire order is `ItemOrdering.unordered`.
 public struct GitHubGistsSource: FeedSource {
     /// The source type's static facts.
     public static let descriptor = GitHubAPI.descriptor(

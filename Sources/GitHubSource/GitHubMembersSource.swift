@@ -4,7 +4,7 @@ public import Foundation
 /// `github.members`: the public members of a GitHub organization.
 ///
 /// Items are titled with the login and carry no dates. GitHub lists members by login, not by
-/// any date, so the wire order is ``ItemOrdering/unordered``.
+/// any date, so the wire order is `ItemOrdering.unordered`.
 public struct GitHubMembersSource: FeedSource {
     /// The source type's static facts.
     public static let descriptor = GitHubAPI.descriptor(

@@ -10,10 +10,10 @@ public import Foundation
 /// the `sort: updated` order the engine relies on.
 ///
 /// Ordering: GitHub's default for these endpoints is not by `updated_at` (recorded org listings
-/// from 2012–2017 come back oldest-created first), so the wire order is ``ItemOrdering/newestFirst``
+/// from 2012–2017 come back oldest-created first), so the wire order is `ItemOrdering.newestFirst`
 /// only when the feed asks for `sort: updated` without `direction: asc`, which orders by the same
 /// `updated_at` the merged stream sorts by. `sort: created` or `pushed` order by a different date
-/// than the item's `sortDate`, so they are reported as ``ItemOrdering/unordered``.
+/// than the item's `sortDate`, so they are reported as `ItemOrdering.unordered`.
 public struct GitHubReposSource: FeedSource {
     /// Whose repositories the feed lists.
     public enum Owner: Sendable, Equatable {

@@ -27,8 +27,8 @@ public struct WebFeedSource: FeedSource {
         parameters: [
             ParameterSpec("url", .string, required: true, "the feed's URL (absolute, or a path under base_url)"),
             ParameterSpec(
-                "max_bytes", .integer,
-                "largest document accepted, in bytes (default 16 MiB, at most 64 MiB); a larger one is this feed's error"),
+                "max_bytes", .integer, default: "16777216",
+                "largest document accepted, in bytes (16777216 is 16 MiB; at most 64 MiB); a larger one is this feed's error"),
         ],
         pagination: "Atom <link rel=\"next\"> (RFC 5005) and JSON Feed next_url; a feed without one is one page",
         defaultBaseURL: ownOrigin,

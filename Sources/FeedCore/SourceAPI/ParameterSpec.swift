@@ -29,8 +29,8 @@ public struct ParameterSpec: Sendable {
     public var summary: String
     /// The value (as it would be written in feeds.yaml) a feed that does not give the key gets:
     /// the configuration loader applies it, so a source reads it as if written; `feedagg sources`
-    /// shows it (`(default 30)`), and ``FeedSourceConformance`` checks that a source built without
-    /// the key behaves as with it. `nil`: no default (absent means absent).
+    /// shows it (`(default 30)`), and `FeedSourceConformance` (in FeedaggTesting) checks that a
+    /// source built without the key behaves as with it. `nil`: no default (absent means absent).
     public var `default`: String?
 
     /// Creates a parameter description.
