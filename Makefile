@@ -89,7 +89,7 @@ docs:
 	mkdir -p .build/docs
 	for module in $(DOCS_MODULES); do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$module \
-	    --disable-indexing --transform-for-static-hosting --hosting-base-path $$module \
+	    --disable-indexing --enable-inherited-docs --transform-for-static-hosting --hosting-base-path $$module \
 	    --output-path .build/docs/$$module.doccarchive || exit 1; \
 	done
 	@echo "wrote $(foreach m,$(DOCS_MODULES),.build/docs/$(m).doccarchive)"

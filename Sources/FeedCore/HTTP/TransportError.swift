@@ -4,16 +4,24 @@ public import Foundation
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, coarsely, so callers can decide whether to retry.
     public enum Kind: String, Sendable {
+        /// The connection could not be made (refused, unreachable, DNS).
         case connectionFailed = "connection failed"
+        /// A connect, first-byte or total timeout expired.
         case timedOut = "timed out"
+        /// The body exceeded the size the client accepts.
         case responseTooLarge = "response too large"
+        /// The redirect chain was longer than the client follows.
         case tooManyRedirects = "too many redirects"
+        /// The TLS handshake or certificate check failed.
         case tls = "TLS error"
+        /// The server answered something that is not valid HTTP.
         case badResponse = "bad response"
+        /// The pull was cancelled while the request ran.
         case cancelled = "cancelled"
         /// The request cannot be made at all, and trying again cannot help until someone changes
         /// something (an exec plugin that is missing or not executable): never retried.
         case cannotRun = "cannot run"
+        /// Any other transfer failure.
         case other = "transfer failed"
     }
 
