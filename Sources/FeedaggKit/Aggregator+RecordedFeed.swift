@@ -1,7 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedReplay
-public import Foundation
+import Foundation
 
 extension Aggregator {
     /// Writes `feed.json` (``FixtureFeedFile``) into `directory`: the name, source type and scalar
