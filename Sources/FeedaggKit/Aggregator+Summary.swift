@@ -50,11 +50,11 @@ extension Aggregator {
             + Int(record.duration.components.seconds) * 1000
         if let failure = record.failure {
             let hops = record.redirects.map { $0 + " → " }.joined()
-            return "\(record.method) \(record.url) → \(hops)failed after \(ms) ms: \(failure)"
+            return "\(record.label) → \(hops)failed after \(ms) ms: \(failure)"
         }
         let status = record.status.map(String.init) ?? "-"
         let hops = record.redirects.map { $0 + " → " }.joined()
-        return "\(record.method) \(record.url) → \(hops)\(status) · \(record.bytes) B · \(ms) ms"
+        return "\(record.label) → \(hops)\(status) · \(record.bytes) B · \(ms) ms"
             + (record.fromCache ? " · from cache" : " · network") + " [\(record.feed)]"
     }
 

@@ -27,7 +27,8 @@ struct BearerAuthMiddleware: RouterMiddleware {
             if request.headers[.authorization] != nil {
                 let count = failures.recordFailure(address)
                 console.error(
-                    "feedagg serve: wrong bearer token from \(address) for \(request.method) \(request.uri.path) "
+                    "feedagg serve: wrong bearer token from \(address) for \(request.method) "
+                        + TerminalText.sanitized(String(request.uri.path.prefix(200))) + " "
                         + "(\(count) in the last minute)")
             }
             var response = RequestProblem(.unauthorized, "this server needs Authorization: Bearer <token>").response

@@ -162,6 +162,9 @@ struct ExecPullCLITests {
         #expect(output.status == 0, "\(output.summary)")
         #expect(output.stderr.contains("plugin of feed 'talk' (page 1); stderr: read 2 notes as REDACTED"), "\(output.stderr)")
         #expect(!output.stderr.contains("k3y-k3y"))
+        // The request log names the plugin, not the placeholder endpoint no request leaves for.
+        #expect(output.stderr.contains("plugin ./talk.sh → 200 · "), "\(output.stderr)")
+        #expect(!output.stderr.contains(".invalid"), "\(output.stderr)")
         let quiet = try await TestBinary.runFeedagg(
             ["pull", "--config", config.path, "--db", folder.path("s2.sqlite")], currentDirectory: folder.url)
         #expect(!quiet.stderr.contains("read 2 notes"), "without --verbose the stderr of a good page is not shown")

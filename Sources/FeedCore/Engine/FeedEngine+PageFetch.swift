@@ -26,7 +26,8 @@ extension FeedEngine {
         ) -> RequestRecord {
             RequestRecord(
                 feed: feed.name, method: request.method, url: loggedURL, status: status, bytes: bytes,
-                duration: duration, fromCache: fromCache, failure: failure, redirects: redirects, cancelled: cancelled)
+                duration: duration, fromCache: fromCache, failure: failure, redirects: redirects, cancelled: cancelled,
+                shown: feed.source.requestDescription(for: url))
         }
 
         /// The feed's failure at this page, after `attempts` tries of its request.

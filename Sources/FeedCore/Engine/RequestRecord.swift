@@ -21,4 +21,10 @@ public struct RequestRecord: Sendable {
     /// Whether the request was cancelled because its walk no longer needed it (a fanned-out page
     /// past the feed's end or failure): logged, but not counted as a request of the pull.
     public var cancelled: Bool = false
+    /// How the request is named when it is no `METHOD <url>` (an exec plugin's run:
+    /// ``FeedSource/requestDescription(for:)``), else `nil`.
+    public var shown: String? = nil
+
+    /// `shown`, else `METHOD <url>`.
+    public var label: String { shown ?? "\(method) \(url)" }
 }
