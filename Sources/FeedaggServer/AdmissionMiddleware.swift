@@ -8,7 +8,7 @@ import HTTPTypes
 ///
 /// Header sizes are bounded before this runs, by the HTTP decoder, and a connection idle for
 /// ``FeedaggServer/idleTimeout`` is closed; the time one request may take is bounded by the
-/// store's read limit (PostgreSQL: 30 s; SQLite: its busy timeout).
+/// deadline of its store reads (``StreamReader/readTimeout``).
 struct AdmissionMiddleware<Context: RequestContext>: RouterMiddleware {
     let gate: AdmissionGate
     /// How long a request may wait for a slot.

@@ -1,9 +1,16 @@
+import Foundation
+import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The threads the server reads its store on: a fixed number, started with the server and shut
 /// down with it. Store reads block (GRDB's `DatabasePool.read`, the PostgreSQL store's
 /// synchronous reads), so they run here rather than on the event loops or Swift's cooperative
 /// pool, and no request starts a thread or a queue of its own.
+///
+/// Each read has a deadline (``run(timeout:_:)``): past it the request is answered without the
+/// read's result (the thread finishes the read, bounded by the store's own limits, and its result
+/// is dropped), so a stuck store costs its readers 503s, not connections held forever.
 final class StoreReadPool: Sendable {
     private let threads: NIOThreadPool
 
@@ -13,13 +20,39 @@ final class StoreReadPool: Sendable {
         threads.start()
     }
 
-    /// Runs `body` on one of the pool's threads.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await threads.runIfActive(body)
+    /// Runs `body` on one of the pool's threads; throws ``Timeout`` when it has not returned
+    /// within `timeout` (counted from the call: a read waiting for a free thread counts too).
+    func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let answer = Once(continuation)
+            threads.runIfActive(eventLoop: loop, body).whenComplete { answer.resume(with: $0) }
+            let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            loop.scheduleTask(in: .nanoseconds(nanoseconds)) { answer.resume(with: .failure(Timeout(limit: timeout))) }
+        }
     }
 
     /// Ends the threads once the work queued on them is done.
     func shutdown() async {
         try? await threads.shutdownGracefully()
+    }
+
+    /// A read that did not return in time.
+    struct Timeout: Error, CustomStringConvertible {
+        let limit: Duration
+        var description: String { "the store did not answer within \(limit)" }
+    }
+
+    /// A continuation resumed by whichever comes first, the read or its deadline.
+    private final class Once<T: Sendable>: Sendable {
+        private let slot: Mutex<CheckedContinuation<T, any Error>?>
+
+        init(_ continuation: CheckedContinuation<T, any Error>) {
+            slot = Mutex(continuation)
+        }
+
+        func resume(with result: Result<T, any Error>) {
+            slot.withLock { $0.take() }?.resume(with: result)
+        }
     }
 }

@@ -34,7 +34,7 @@ struct StreamReader: Sendable {
         let names = show.declaredFeeds ?? []
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
-            let page = try await readPool.run { try aggregator.show(request) }
+            let page = try await readPool.run(timeout: Self.readTimeout) { try aggregator.show(request) }
             return (page, listed)
         } catch {
             throw problem(error)
@@ -51,7 +51,7 @@ struct StreamReader: Sendable {
         let lent = lentStore
         let scrubber = privateText()
         do {
-            return try await readPool.run {
+            return try await readPool.run(timeout: Self.readTimeout) {
                 try aggregator.feedStatuses(
                     declared: declared, configPath: settings.configPath, store: settings.store, lent: lent)
                     .map { status in
@@ -81,10 +81,17 @@ struct StreamReader: Sendable {
             configuration: current, configPath: settings.configPath, storePath: storePath, storePassword: password)
     }
 
+    /// How long one read of the store may take before the request is answered 503.
+    static let readTimeout = Duration.seconds(30)
+
     /// The problem to answer for `error`: a bad cursor is the client's; the store's details (its
     /// path) go to standard error only.
     func problem(_ error: any Error) -> RequestProblem {
         if let problem = error as? RequestProblem { return problem }
+        if let timeout = error as? StoreReadPool.Timeout {
+            aggregator.console.error("feedagg serve: \(timeout)")
+            return RequestProblem(.serviceUnavailable, "\(timeout); try again later")
+        }
         if let error = error as? StoreError {
             if error.kind == .invalidCursor { return RequestProblem(.badRequest, "invalid cursor: \(error.detail)") }
             aggregator.console.error("feedagg serve: \(error)")
