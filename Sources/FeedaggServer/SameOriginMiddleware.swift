@@ -59,10 +59,21 @@ struct SameOriginMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The origins a same-origin request may name: `http://` + the request's own `Host`, and every
     /// `--public-url`.
     func ownOrigins(_ request: Request) -> Set<String> {
+        Self.ownOrigins(host: request.head.authority, hosts: hosts)
+    }
+
+    /// The origins a same-origin request reaching the server as `host` (its `Host` header) may name.
+    static func ownOrigins(host: String?, hosts: ServedHosts) -> Set<String> {
         var origins = Set(hosts.publicURLs.map(\.origin))
-        if let host = request.head.authority, let authority = Authority(host) {
+        if let host, let authority = Authority(host) {
             origins.insert("http://" + authority.description)
-            if authority.port == 80 { origins.insert("http://" + Authority(authority.host)!.description) }
+            // An origin leaves out the scheme's default port; a Host may give it or not.
+            var bare = authority
+            bare.port = nil
+            if authority.port == 80 || authority.port == nil {
+                origins.insert("http://" + bare.description)
+                origins.insert("http://" + bare.description + ":80")
+            }
         }
         return origins
     }

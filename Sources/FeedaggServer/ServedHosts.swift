@@ -38,13 +38,13 @@ final class ServedHosts: Sendable {
     /// The public origin whose authority `host` (a `Host` header) is, if any.
     func publicOrigin(host: String) -> PublicOrigin? {
         guard let authority = Authority(host) else { return nil }
-        return publicURLs.first { $0.authority == authority }
+        return publicURLs.first { $0.isNamed(by: authority) }
     }
 
     /// Whether `host` (a request's `Host` header, `nil` when it sent none) names this server.
     func names(host header: String?) -> Bool {
         guard let header, let authority = Authority(header) else { return false }
-        if publicURLs.contains(where: { $0.authority == authority }) { return true }
+        if publicURLs.contains(where: { $0.isNamed(by: authority) }) { return true }
         guard authority.port ?? 80 == port else { return false }
         let own = Authority.normalized(listen.host)
         if authority.host == own { return true }
@@ -65,6 +65,13 @@ struct PublicOrigin: Sendable, Equatable {
     let authority: Authority
     /// `scheme://host[:port]`, no trailing slash: what links and the same-origin check use.
     let origin: String
+    /// The scheme's default port (443 or 80).
+    let defaultPort: Int
+
+    /// Whether a `Host` of `authority` names this origin (the default port given or left out).
+    func isNamed(by other: Authority) -> Bool {
+        other.host == authority.host && (other.port ?? defaultPort) == (authority.port ?? defaultPort)
+    }
 
     /// Parses `--public-url URL`: `http` or `https`, a host, an optional port, no path beyond `/`,
     /// no user-info, query or fragment.
@@ -87,6 +94,7 @@ struct PublicOrigin: Sendable, Equatable {
         guard var authority = Authority(authorityText) else { throw ServeError("--public-url '\(text)': not a host name") }
         authority.port = port
         self.scheme = scheme
+        self.defaultPort = defaultPort
         self.authority = authority
         origin = scheme + "://" + authority.description
     }
