@@ -39,6 +39,23 @@ struct RedactionTests {
         #expect(Redaction.shownText("no url here") == "no url here")
     }
 
+    @Test("10,000 random messages with URL pieces: no crash, and redacting twice changes nothing more")
+    func randomMessages() {
+        let pieces = ["https://", "http://u:p@", "h.example", "/x", "?", "&", "token=", "key=", "s3cr3t", "=", " ", ")", "(",
+            ".", ",", "\"", "://", "é", "%20", "#f"]
+        var state: UInt64 = 0xC0FFEE
+        for _ in 0..<10_000 {
+            var text = ""
+            for _ in 0..<Int(state % 12) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text += pieces[Int((state >> 33) % UInt64(pieces.count))]
+            }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let once = Redaction.shownText(text)
+            #expect(Redaction.shownText(once) == once, "\(text.debugDescription) -> \(once.debugDescription)")
+        }
+    }
+
     @Test("redact_params adds names for shown and stored URLs")
     func addedNames() {
         let url = "https://api.example/feed?zz_feed_pass_7c1=hunter2&page=1"

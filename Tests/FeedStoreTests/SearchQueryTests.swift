@@ -122,6 +122,26 @@ struct SearchQueryTests {
         }
     }
 
+    @Test("20,000 random queries of the language's own characters parse or fail with a column inside the query, never crash")
+    func randomQueries() {
+        let alphabet = Array("ab OR()-\"*:title:feed:after:newer:7d2026-01-31 \u{0}é\t")
+        var state: UInt64 = 0x5EED
+        for _ in 0..<20_000 {
+            var text = ""
+            for _ in 0..<Int(state % 24) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text.append(alphabet[Int((state >> 33) % UInt64(alphabet.count))])
+            }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            do {
+                let query = try SearchQuery(parsing: text)
+                _ = query.matches(Self.doc("ab OR title"), now: Self.now)
+            } catch {
+                #expect((1...max(1, text.count + 1)).contains(error.column), "\(text.debugDescription): \(error)")
+            }
+        }
+    }
+
     @Test("URLs and colons in words stay text")
     func colonsInText() throws {
         #expect(try Self.matches("https://swift.org", Self.doc("see https swift org")))
