@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdCore
 
 /// The query of a stream request (`/api/items`, `/stream.atom`, `/feeds/{name}.json`, `/`):
-/// `limit`, `after`, `page`, `feed` and `source` (both repeatable), checked against the running
+/// `limit`, `after`, `feed` and `source` (both repeatable), checked against the running
 /// configuration.
 struct StreamQuery: Sendable, Equatable {
     /// Items per page when `limit` is absent (`show`'s `--per-page` default).
@@ -15,11 +15,11 @@ struct StreamQuery: Sendable, Equatable {
 
     var limit = StreamQuery.defaultLimit
     var after: String?
-    var page: Int?
     var feeds: [String] = []
     var sources: [String] = []
 
-    /// Reads and checks the query of `uri`: numbers in range, `page` and `after` not together,
+    /// Reads and checks the query of `uri`: numbers in range, no `page` (the server pages by cursor
+    /// only: a page number costs a walk to it, a cursor one page; `feedagg show --page` keeps them),
     /// feeds declared in `names`, sources among `sourceTypes` (did-you-mean, no file paths).
     init(_ uri: URI, names: [String], sourceTypes: [String]) throws(RequestProblem) {
         let parameters = uri.queryParameters
@@ -29,12 +29,13 @@ struct StreamQuery: Sendable, Equatable {
             }
             self.limit = limit
         }
-        if let text = parameters["page"] {
-            guard let page = Int(text), page >= 1 else { throw RequestProblem(.badRequest, "page must be 1 or more") }
-            self.page = page
+        if parameters["page"] != nil {
+            throw RequestProblem(
+                .badRequest,
+                "page= is not served: follow next_cursor with after=CURSOR (the Link header's URL does); "
+                    + "feedagg show --page N reads pages by number")
         }
         if let after = parameters["after"], !after.isEmpty { self.after = String(after) }
-        if page != nil && after != nil { throw RequestProblem(.badRequest, "use either page or after, not both") }
         feeds = parameters[values: "feed"].map(String.init).filter { !$0.isEmpty }
         sources = parameters[values: "source"].map(String.init).filter { !$0.isEmpty }
         for feed in feeds where !names.contains(feed) {
@@ -58,7 +59,7 @@ struct StreamQuery: Sendable, Equatable {
         var pairs: [(String, String)] = []
         if limit != Self.defaultLimit { pairs.append(("limit", String(limit))) }
         pairs += feeds.map { ("feed", $0) } + sources.map { ("source", $0) }
-        if let cursor { pairs.append(("after", cursor)) } else if let page { pairs.append(("page", String(page))) }
+        if let cursor { pairs.append(("after", cursor)) }
         return pairs.map { Self.encoded($0.0) + "=" + Self.encoded($0.1) }.joined(separator: "&")
     }
 

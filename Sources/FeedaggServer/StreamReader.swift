@@ -26,7 +26,7 @@ struct StreamReader: Sendable {
         show.sources = query.sources
         show.perPage = query.limit
         show.after = query.after
-        show.page = query.page ?? 1
+        show.page = 1
         show.lentStore = lentStore
         let aggregator = self.aggregator
         let request = show

@@ -123,7 +123,8 @@ struct ServeAPITests {
                 ("/api/items?source=github.repo", 400, "unknown source type 'github.repo'"),
                 ("/api/items?limit=0", 400, "limit must be a number from 1 to 500"),
                 ("/api/items?after=garbage", 400, "invalid cursor"),
-                ("/api/items?page=2&after=x", 400, "use either page or after"),
+                ("/api/items?page=2", 400, "page= is not served: follow next_cursor with after=CURSOR"),
+                ("/stream.atom?page=3", 400, "page= is not served"),
                 ("/feeds/nope.atom", 404, "no feed named 'nope'"),
                 ("/feeds/acme.rss", 404, "/feeds/NAME.atom"),
             ] {
