@@ -178,12 +178,12 @@ let package = Package(
         // CPU benchmark (`make bench-cpu`): decode + map + merge of 100,000+ items from page files
         // through the built-in sources, items/s per stage and peak RSS.
         .executableTarget(
-            name: "feedagg-cpu-bench", dependencies: ["FeedCore", "GitHubSource", "PhotosSource"],
+            name: "feedagg-cpu-bench", dependencies: ["FeedCore", "GitHubSource", "PhotosSource", "DeterministicRandom"],
             swiftSettings: strict),
         // Store generator for the read benchmark (`Scripts/bench.sh --workloads READ`): N feeds × M
         // items written through FeedStore's real commit path.
         .executableTarget(
-            name: "feedagg-store-gen", dependencies: ["FeedCore", "FeedStore"], swiftSettings: strict),
+            name: "feedagg-store-gen", dependencies: ["FeedCore", "FeedStore", "DeterministicRandom"], swiftSettings: strict),
 
         // Feed parser benchmark (`make bench-feed`): MB/s and peak RSS over the feed fixtures and one
         // large Atom document; an exec plugin's cost per page.
@@ -218,8 +218,10 @@ let package = Package(
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
         .target(
             name: "FeedaggTesting",
-            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay"],
+            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay", "DeterministicRandom"],
             swiftSettings: strict),
+        // SplitMix64, the seeded generator of the tests, the store generator and the CPU benchmark.
+        .target(name: "DeterministicRandom", swiftSettings: strict),
 
         // The work behind the `new-source` command plugin: writes a source module, its tests and
         // fixture, and wires them into this file and SourceRegistry.swift. Foundation only.

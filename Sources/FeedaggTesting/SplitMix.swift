@@ -1,18 +1,5 @@
-/// A deterministic random number generator (SplitMix64): a test seeded with it can be replayed
-/// from its seed.
-public struct SplitMix: RandomNumberGenerator {
-    /// The generator's state; the seed when created.
-    public var state: UInt64
+public import DeterministicRandom
 
-    /// A generator starting from `state`.
-    public init(state: UInt64) { self.state = state }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The deterministic generator tests seed (``DeterministicRandom/SplitMix``), under the name the
+/// suites use.
+public typealias SplitMix = DeterministicRandom.SplitMix

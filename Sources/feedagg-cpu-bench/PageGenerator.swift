@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Foundation
 import FeedCore
 
@@ -10,19 +11,7 @@ import FeedCore
 /// real payloads do, so the decoders' string paths are exercised too.
 struct PageGenerator {
     /// SplitMix64: small, fast, deterministic.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
-        mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
-    }
+    typealias Random = SplitMix
 
     static let api = "https://api.github.com"
     static let web = "https://github.com"

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedStore
+import DeterministicRandom
 import Foundation
 
 #if canImport(Glibc)
@@ -79,7 +80,7 @@ struct StoreGenerator {
         if FileManager.default.fileExists(atPath: options.output) {
             throw UsageError(description: "\(options.output) exists: remove it first")
         }
-        var random = SplitMix64(seed: options.seed)
+        var random = SplitMix(state: options.seed)  // a seed always gives the same store
         let store = try FeedStore.open(path: options.output, now: { Date(timeIntervalSince1970: 1_764_000_000) })
         let start = ContinuousClock.now
         let names = (0..<options.feeds).map { String(format: "feed%03d", $0) }
@@ -113,20 +114,5 @@ struct StoreGenerator {
         print(
             "wrote \(options.feeds * options.items) items in \(options.feeds) feeds to \(options.output): commits "
                 + "\(written - start), placing \(placed) undated items \(end - written)")
-    }
-}
-
-/// SplitMix64: a small seeded generator, so a seed always gives the same store.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
