@@ -87,9 +87,6 @@ public enum StarterConfig {
 
     /// The source types whose example the starter writes commented out, in registry order.
     public static func commentedTypes(_ registry: SourceRegistry = .builtIn) -> [String] {
-        registry.descriptors.filter { descriptor in
-            let lines = descriptor.example ?? []
-            return !lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- name:") }
-        }.map(\.typeName)
+        registry.descriptors.filter { !$0.exampleDeclaresFeed }.map(\.typeName)
     }
 }

@@ -70,6 +70,9 @@ final class AdmissionGate: Sendable {
     /// Requests being handled now.
     var inFlight: Int { state.withLock { $0.inFlight } }
 
+    /// Requests waiting in line now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     private func expire(_ id: UInt64) {
         let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }

@@ -58,13 +58,14 @@ struct ServeLoadTests {
             for _ in 0..<5 {
                 let started = ContinuousClock.now
                 let response = try await client.send(serve.url("/healthz"))
-                if response.status == 200 && ContinuousClock.now - started < .seconds(5) { healthy += 1 }
+                // A generous bound: the whole test suite may be loading the 2 cores meanwhile.
+                if response.status == 200 && ContinuousClock.now - started < .seconds(15) { healthy += 1 }
                 try await Task.sleep(for: .milliseconds(500))
             }
             let output = try await load
             #expect(output.status == 0, "wrk: \(output.summary)")
             #expect(output.stdout.contains("Requests/sec"), "wrk ran: \(output.stdout)")
-            #expect(healthy == 5, "/healthz answered \(healthy) of 5 times within 5 s during the load")
+            #expect(healthy == 5, "/healthz answered \(healthy) of 5 times within 15 s during the load")
             let peak = Self.peakResident(of: serve.process.pid)
             print("serve under wrk -c256: peak RSS \(peak / 1_048_576) MB\n\(output.stdout)")
             #expect(peak > 0 && peak < 150 * 1_048_576, "peak RSS \(peak / 1_048_576) MB")

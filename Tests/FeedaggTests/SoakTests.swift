@@ -80,7 +80,10 @@ struct SoakTests {
             serve.kill()
             throw SoakError(description: "feedagg serve did not print its address\n\(try await serve.wait().summary)")
         }
-        let client = CurlClient(configuration: .init())
+        // Generous limits: this soak checks what the server keeps and frees over 200 refreshes, not
+        // its latency, and the rest of the suite may load the 2 cores meanwhile (a status answer once
+        // took over 30 s to arrive in a full run).
+        let client = CurlClient(configuration: .init(totalTimeout: .seconds(300), firstByteTimeout: .seconds(240), lowSpeedTime: .seconds(240)))
         defer { client.shutdown() }
 
         /// The refresh status document.
