@@ -96,7 +96,7 @@ let package = Package(
         // `source: exec`: plugins in any language, speaking JSON lines. Run by its own posix_spawn
         // type (PluginProcess), not swift-subprocess: 1.0's fatalError on a descriptor dropped on an
         // error path (a plugin exiting before reading its input) crashed `feedagg serve`.
-        .target(name: "ExecSource", dependencies: ["FeedCore"], swiftSettings: strict),
+        .target(name: "ExecSource", dependencies: ["FeedCore", "PosixSpawn"], swiftSettings: strict),
         // new-source inserts source module targets above this line (keep it)
 
         // In-process HTTP/1.1 server on 127.0.0.1 (replay, tests).
@@ -218,10 +218,13 @@ let package = Package(
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
         .target(
             name: "FeedaggTesting",
-            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay", "DeterministicRandom"],
+            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay", "DeterministicRandom", "PosixSpawn"],
             swiftSettings: strict),
         // SplitMix64, the seeded generator of the tests, the store generator and the CPU benchmark.
         .target(name: "DeterministicRandom", swiftSettings: strict),
+        // Starting a child with posix_spawn (pipes, working directory, signals, session): one copy
+        // for exec plugins (ExecSource's PluginProcess) and the tests' children (FeedaggTesting).
+        .target(name: "PosixSpawn", swiftSettings: strict),
 
         // The work behind the `new-source` command plugin: writes a source module, its tests and
         // fixture, and wires them into this file and SourceRegistry.swift. Foundation only.

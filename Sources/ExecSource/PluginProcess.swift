@@ -1,4 +1,5 @@
 import Foundation
+import PosixSpawn
 
 #if canImport(Glibc)
     import Glibc
@@ -140,27 +141,9 @@ final class PluginProcess: Sendable {
         }
         PosixCalls.addClosefrom(&actions, 3)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in Int32(1)...31 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | PosixCalls.spawnSetsid))
-
-        let argv = plugin.command.map { strdup($0) } + [nil]
-        let envp = plugin.environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let (pid, status) = PosixCalls.spawn(
+            executable, arguments: plugin.command, environment: plugin.environment, actions: &actions,
+            defaultSignals: PosixCalls.catchableSignals, flags: PosixCalls.spawnSetsid)
         // The plugin has its copies (as 0, 1 and 2); the parent keeps only its own ends.
         for fd in [stdin.read, stdout.write, stderr.write] { close(fd) }
         guard status == 0 else {

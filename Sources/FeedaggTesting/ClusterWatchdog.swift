@@ -1,4 +1,5 @@
 import Foundation
+import PosixSpawn
 import Synchronization
 
 #if canImport(Glibc)
@@ -31,14 +32,15 @@ final class ClusterWatchdog: Sendable {
     static func start(folder: String, pgControl stop: (executable: URL, arguments: [String])) throws(PostgresClusterError)
         -> ClusterWatchdog
     {
-        var fds: [Int32] = [0, 0]
-        guard SpawnedChild.closeOnExecPipe(&fds) == 0 else {
-            throw PostgresClusterError("cannot create the watchdog's pipe: \(String(cString: strerror(errno)))")
+        let fds: (read: Int32, write: Int32)
+        switch PosixCalls.pipe() {
+        case .success(let ends): fds = ends
+        case .failure(let error): throw PostgresClusterError("cannot create the watchdog's pipe: \(error)")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fds.read, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // The folder's data directory is in the command line of every program that works on it
@@ -59,16 +61,16 @@ final class ClusterWatchdog: Sendable {
             done
             rm -rf -- "$folder"
             """
-        let setSessionID: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
         let (pid, status) = SpawnedChild.spawn(
             "/bin/sh", arguments: ["-c", script, "feedagg-pg-watchdog", folder, stop.executable.path] + stop.arguments,
-            environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL": "C"], actions: &actions, flags: setSessionID)
-        close(fds[0])
+            environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL": "C"], actions: &actions,
+            flags: PosixCalls.spawnSetsid)
+        close(fds.read)
         guard status == 0 else {
-            close(fds[1])
+            close(fds.write)
             throw PostgresClusterError("cannot start the cluster's watchdog (/bin/sh): \(String(cString: strerror(status)))")
         }
-        let watchdog = ClusterWatchdog(pid: pid, writeEnd: fds[1])
+        let watchdog = ClusterWatchdog(pid: pid, writeEnd: fds.write)
         let thread = Thread { [watchdog] in
             _ = SpawnedChild.waitForExit(pid)
             watchdog.exited.resolve(true)

@@ -1,4 +1,5 @@
 import Foundation
+import PosixSpawn
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,85 +28,58 @@ struct SpawnedChild {
     static func start(
         _ executable: String, arguments: [String], environment: [String: String], currentDirectory: String?
     ) throws -> SpawnedChild {
-        var output: [Int32] = [0, 0]
-        var errors: [Int32] = [0, 0]
-        guard Self.closeOnExecPipe(&output) == 0 else { throw ChildProcessError("pipe2: \(String(cString: strerror(errno)))") }
-        guard Self.closeOnExecPipe(&errors) == 0 else {
-            close(output[0])
-            close(output[1])
-            throw ChildProcessError("pipe2: \(String(cString: strerror(errno)))")
+        let output: (read: Int32, write: Int32)
+        let errors: (read: Int32, write: Int32)
+        switch PosixCalls.pipe() {
+        case .success(let ends): output = ends
+        case .failure(let error): throw ChildProcessError(error.description)
+        }
+        switch PosixCalls.pipe() {
+        case .success(let ends): errors = ends
+        case .failure(let error):
+            close(output.read)
+            close(output.write)
+            throw ChildProcessError(error.description)
         }
         defer {
             // The child has its copies (as 1 and 2); the parent keeps only the read ends.
-            close(output[1])
-            close(errors[1])
+            close(output.write)
+            close(errors.write)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        if let currentDirectory {
-            guard let addChdir = Self.addChdir else {
-                throw ChildProcessError("posix_spawn_file_actions_addchdir_np is missing from this libc")
-            }
-            _ = addChdir(&actions, currentDirectory)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        if let currentDirectory, !PosixCalls.addChdir(&actions, currentDirectory) {
+            throw ChildProcessError("posix_spawn_file_actions_addchdir_np is missing from this libc")
         }
 
         let (pid, status) = Self.spawn(executable, arguments: arguments, environment: environment, actions: &actions)
         guard status == 0 else {
-            close(output[0])
-            close(errors[0])
-            throw ChildProcessError("posix_spawn \(executable): \(String(cString: strerror(status)))")
+            close(output.read)
+            close(errors.read)
+            throw ChildProcessError("posix_spawn \(executable): \(PosixCalls.describe(status))")
         }
         return SpawnedChild(
-            pid: pid, standardOutput: FileHandle(fileDescriptor: output[0], closeOnDealloc: true),
-            standardError: FileHandle(fileDescriptor: errors[0], closeOnDealloc: true))
-    }
-
-    // glibc's GNU extensions are not exported by the Glibc module: look them up once.
-    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-    private typealias AddChdir =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private static let pipe2: Pipe2? = dlsym(dlopen(nil, RTLD_NOW), "pipe2").map {
-        unsafeBitCast($0, to: Pipe2.self)
-    }
-    private static let addChdir: AddChdir? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np").map {
-        unsafeBitCast($0, to: AddChdir.self)
+            pid: pid, standardOutput: FileHandle(fileDescriptor: output.read, closeOnDealloc: true),
+            standardError: FileHandle(fileDescriptor: errors.read, closeOnDealloc: true))
     }
 
     /// Spawns `executable` (a path) with `arguments`, exactly `environment`, and `actions`, its
     /// signal mask cleared and SIGTERM, SIGPIPE, SIGINT and SIGCHLD at their default actions.
     ///
     /// - Parameter flags: `posix_spawnattr` flags added to `POSIX_SPAWN_SETSIGMASK |
-    ///   POSIX_SPAWN_SETSIGDEF` (the terminal adds `POSIX_SPAWN_SETSID`).
+    ///   POSIX_SPAWN_SETSIGDEF` (the terminal and the watchdog add `PosixCalls.spawnSetsid`).
     /// - Returns: The child's pid, and `posix_spawn`'s result (0, or an `errno` value).
     static func spawn(
         _ executable: String, arguments: [String], environment: [String: String],
         actions: inout posix_spawn_file_actions_t, flags: Int32 = 0
     ) -> (pid: pid_t, status: Int32) {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGPIPE, SIGINT, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        return (pid, status)
+        PosixCalls.spawn(
+            executable, arguments: [executable] + arguments, environment: environment, actions: &actions,
+            defaultSignals: [SIGTERM, SIGPIPE, SIGINT, SIGCHLD], flags: flags)
     }
 
     /// Blocks until child `pid` ends; returns its exit status, or the signal that ended it.
@@ -114,13 +88,6 @@ struct SpawnedChild {
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? ((status >> 8) & 0xff, false) : (signal, true)
-    }
-
-    /// A pipe whose both ends are close-on-exec from the start (`pipe2(O_CLOEXEC)`), so a child
-    /// spawned meanwhile by another thread never inherits it.
-    static func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 {
-        guard let pipe2 else { return -1 }
-        return fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress!, O_CLOEXEC) }
     }
 
     /// Waits for the child on a thread of its own (no Dispatch worker is parked) and reports its

@@ -1,5 +1,6 @@
 public import Foundation
 import FeedCore
+import PosixSpawn
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,9 +54,8 @@ public final class TerminalProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        let setSessionID: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
         let (pid, status) = SpawnedChild.spawn(
-            executable.path, arguments: arguments, environment: environment, actions: &actions, flags: setSessionID)
+            executable.path, arguments: arguments, environment: environment, actions: &actions, flags: PosixCalls.spawnSetsid)
         guard status == 0 else {
             close(master)
             throw ChildProcessError("posix_spawn \(executable.path): \(String(cString: strerror(status)))")
