@@ -46,34 +46,16 @@ struct EntryDraft {
         return true
     }
 
-    /// Offers the id.
-    mutating func offerID(_ value: String?, rank: UInt8) {
-        if let value, claim(.id, rank) { entry.guid = value }
+    /// A field that holds one value: the ``Field`` whose rank it keeps and where the entry holds it.
+    struct Slot<Value> {
+        let field: Field
+        let keyPath: WritableKeyPath<FeedEntry, Value?>
     }
 
-    /// Offers the title (plain text).
-    mutating func offerTitle(_ value: String?, rank: UInt8) {
-        if let value, claim(.title, rank) { entry.title = value }
-    }
-
-    /// Offers the link (absolute).
-    mutating func offerLink(_ value: String?, rank: UInt8) {
-        if let value, claim(.link, rank) { entry.link = value }
-    }
-
-    /// Offers the publication date; an unreadable one (`nil`) leaves the field to lesser elements.
-    mutating func offerPublished(_ value: Date?, rank: UInt8) {
-        if let value, claim(.published, rank) { entry.published = value }
-    }
-
-    /// Offers the modification date.
-    mutating func offerUpdated(_ value: Date?, rank: UInt8) {
-        if let value, claim(.updated, rank) { entry.updated = value }
-    }
-
-    /// Offers the image URL (absolute).
-    mutating func offerImage(_ value: String?, rank: UInt8) {
-        if let value, claim(.image, rank) { entry.imageURL = value }
+    /// Offers a value for a one-value field (`offer(title, to: .title, rank: Rank.title)`). `nil`
+    /// (no text, an unreadable date) is no offer, leaving the field to lesser elements.
+    mutating func offer<Value>(_ value: Value?, to slot: Slot<Value>, rank: UInt8) {
+        if let value, claim(slot.field, rank) { entry[keyPath: slot.keyPath] = value }
     }
 
     /// Offers an author: one of `rank` joins those already read of the same rank; a more
@@ -115,4 +97,22 @@ struct EntryDraft {
         if finished.authors.isEmpty { finished.authors = feedAuthors }
         return finished
     }
+}
+
+extension EntryDraft.Slot<String> {
+    /// The id (the entry's `guid`).
+    static var id: Self { Self(field: .id, keyPath: \.guid) }
+    /// The title (plain text).
+    static var title: Self { Self(field: .title, keyPath: \.title) }
+    /// The link (absolute).
+    static var link: Self { Self(field: .link, keyPath: \.link) }
+    /// The image URL (absolute).
+    static var image: Self { Self(field: .image, keyPath: \.imageURL) }
+}
+
+extension EntryDraft.Slot<Date> {
+    /// The publication date.
+    static var published: Self { Self(field: .published, keyPath: \.published) }
+    /// The modification date.
+    static var updated: Self { Self(field: .updated, keyPath: \.updated) }
 }

@@ -8,31 +8,31 @@ extension XMLFeedParser {
     mutating func readAtom(_ name: String, _ attributes: [XMLAttribute], base: URL, legacy: Bool) throws(FeedParseError) {
         switch name {
         case "id":
-            draft?.offerID(ItemText.nonEmpty(try stream.text()), rank: Rank.id)
+            draft?.offer(ItemText.nonEmpty(try stream.text()), to: .id, rank: Rank.id)
         case "title":
             guard draft?.wants(.title, Rank.title) == true, let (bytes, markup) = try construct(attributes, legacy: legacy)
             else { return }
             let title = bytes.withUnsafeBufferPointer {
                 markup == .html ? HTMLText.plainText(bytes: $0) : HTMLText.fold(bytes: $0)
             }
-            draft?.offerTitle(Self.nonEmpty(title), rank: Rank.title)
+            draft?.offer(Self.nonEmpty(title), to: .title, rank: Rank.title)
         case "link":
             let rel = Self.attribute("rel", attributes)?.lowercased() ?? "alternate"
             guard let href = Self.attribute("href", attributes), let resolved = Self.resolve(href, base) else { return }
             if rel == "alternate" {
                 let inRSS = format == .rss2 || format == .rss1
-                draft?.offerLink(resolved.absoluteString, rank: inRSS ? Rank.atomLinkInRSS : Rank.link)
+                draft?.offer(resolved.absoluteString, to: .link, rank: inRSS ? Rank.atomLinkInRSS : Rank.link)
             } else if rel == "enclosure", Self.isImage(Self.attribute("type", attributes)) {
-                draft?.offerImage(resolved.absoluteString, rank: Rank.enclosure)
+                draft?.offer(resolved.absoluteString, to: .image, rank: Rank.enclosure)
             }
         case "published", "issued":
             guard name == "issued" ? legacy : !legacy else { return }
-            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.published)
+            draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.published)
         case "updated", "modified":
             guard name == "modified" ? legacy : !legacy else { return }
-            draft?.offerUpdated(FeedDate.parse(try stream.text()), rank: Rank.updated)
+            draft?.offer(FeedDate.parse(try stream.text()), to: .updated, rank: Rank.updated)
         case "created" where legacy:
-            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.created)
+            draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.created)
         case "author":
             let person = try readPerson(base: base)
             draft?.offerAuthor(person, rank: Rank.author)

@@ -97,24 +97,24 @@ extension XMLFeedParser {
         case "title":
             guard draft?.wants(.title, Rank.title) == true else { return }
             let title = try stream.textBytes().withUnsafeBufferPointer { HTMLText.plainText(bytes: $0) }
-            draft?.offerTitle(Self.nonEmpty(title), rank: Rank.title)
+            draft?.offer(Self.nonEmpty(title), to: .title, rank: Rank.title)
         case "link":
             guard draft?.wants(.link, Rank.link) == true else { return }
-            draft?.offerLink(Self.resolve(try stream.text(), base)?.absoluteString, rank: Rank.link)
+            draft?.offer(Self.resolve(try stream.text(), base)?.absoluteString, to: .link, rank: Rank.link)
         case "guid":
             let guid = ItemText.nonEmpty(try stream.text())
-            draft?.offerID(guid, rank: Rank.id)
+            draft?.offer(guid, to: .id, rank: Rank.id)
             if let guid, Self.attribute("isPermaLink", attributes)?.lowercased() ?? "true" == "true",
                 let url = Self.absoluteHTTP(guid)
             {
-                draft?.offerLink(url, rank: Rank.permalinkGUID)
+                draft?.offer(url, to: .link, rank: Rank.permalinkGUID)
             }
         case "description":
             if draft?.wants(.summary, Rank.summary) == true {
                 draft?.offerSummary(try stream.textBytes(), markup: .html, rank: Rank.summary)
             }
         case "pubDate":
-            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.published)
+            draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.published)
         case "author":
             draft?.offerAuthor(Self.rssAuthor(try stream.text()), rank: Rank.author)
         case "category":
@@ -133,13 +133,13 @@ extension XMLFeedParser {
         switch name {
         case "title":
             if draft?.wants(.title, Rank.dcTitle) == true {
-                draft?.offerTitle(Self.nonEmpty(try stream.foldedText()), rank: Rank.dcTitle)
+                draft?.offer(Self.nonEmpty(try stream.foldedText()), to: .title, rank: Rank.dcTitle)
             }
         case "creator", "author", "contributor":
             let rank = name == "creator" ? Rank.dcCreator : name == "author" ? Rank.dcAuthor : Rank.dcContributor
             if let author = Self.nonEmpty(try stream.foldedText()) { draft?.offerAuthor(FeedAuthor(name: author), rank: rank) }
         case "date":
-            draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.dcDate)
+            draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.dcDate)
         case "description":
             if draft?.wants(.summary, Rank.dcDescription) == true {
                 draft?.offerSummary(try stream.textBytes(), markup: .html, rank: Rank.dcDescription)
@@ -154,9 +154,9 @@ extension XMLFeedParser {
     /// DCMI terms (`http://purl.org/dc/terms/`): the dates.
     private mutating func readDCTerms(_ name: String) throws(FeedParseError) {
         switch name {
-        case "issued": draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.dctermsIssued)
-        case "created": draft?.offerPublished(FeedDate.parse(try stream.text()), rank: Rank.created)
-        case "modified": draft?.offerUpdated(FeedDate.parse(try stream.text()), rank: Rank.dctermsModified)
+        case "issued": draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.dctermsIssued)
+        case "created": draft?.offer(FeedDate.parse(try stream.text()), to: .published, rank: Rank.created)
+        case "modified": draft?.offer(FeedDate.parse(try stream.text()), to: .updated, rank: Rank.dctermsModified)
         default: break
         }
     }

@@ -19,7 +19,7 @@ extension XMLFeedParser {
             let title = try stream.textBytes().withUnsafeBufferPointer {
                 html ? HTMLText.plainText(bytes: $0) : HTMLText.fold(bytes: $0)
             }
-            draft?.offerTitle(Self.nonEmpty(title), rank: Rank.mediaTitle)
+            draft?.offer(Self.nonEmpty(title), to: .title, rank: Rank.mediaTitle)
         case "description":
             guard draft?.wants(.summary, Rank.mediaDescription) == true else { return }
             let html = Self.attribute("type", attributes)?.lowercased() == "html"
@@ -54,7 +54,7 @@ extension XMLFeedParser {
     /// Offers `reference`, resolved against `base`, as the image.
     mutating func offerImage(_ reference: String?, base: URL, rank: UInt8) {
         guard draft?.wants(.image, rank) == true, let reference, let url = Self.resolve(reference, base) else { return }
-        draft?.offerImage(url.absoluteString, rank: rank)
+        draft?.offer(url.absoluteString, to: .image, rank: rank)
     }
 
     /// Whether a MIME type is an image's.

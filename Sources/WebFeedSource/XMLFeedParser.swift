@@ -119,7 +119,7 @@ struct XMLFeedParser {
                 draft = EntryDraft()
                 entryDepth = depth
                 if format == .rss1, let about = attributes.first(where: { $0.localName == "about" }) {
-                    draft?.offerID(ItemText.nonEmpty(about.value), rank: Rank.rdfAbout)
+                    draft?.offer(ItemText.nonEmpty(about.value), to: .id, rank: Rank.rdfAbout)
                 }
                 if stream.isEmptyElement { try finishEntry(onEntry) }
             } else {
