@@ -218,7 +218,7 @@ let package = Package(
         // Test support: the bench server launcher, fixture helpers, loud test doubles.
         .target(
             name: "FeedaggTesting",
-            dependencies: ["FeedCore", "LoopbackServer", "FeedReplay", "DeterministicRandom", "PosixSpawn"],
+            dependencies: ["FeedCore", "FeedStorage", "LoopbackServer", "FeedReplay", "DeterministicRandom", "PosixSpawn"],
             swiftSettings: strict),
         // SplitMix64, the seeded generator of the tests, the store generator and the CPU benchmark.
         .target(name: "DeterministicRandom", swiftSettings: strict),

@@ -100,10 +100,7 @@ extension FeedStore {
         }
         var nextCursor: String?
         if more, let last = rows.last {
-            let position = StreamCursor.Position(
-                v: 1, p: last.sortKey == nil ? 1 : 0, k: String((last.sortKey ?? 0).bitPattern, radix: 16), r: last.rank,
-                n: last.position, f: last.feed, i: last.id)
-            nextCursor = try StreamCursor(position: position).token
+            nextCursor = try StreamOrderKey(last).cursor()
         }
         return StoredStreamPage(
             entries: entries, totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,

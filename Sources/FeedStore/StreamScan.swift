@@ -1,4 +1,5 @@
 import FeedCore
+import FeedStorage
 import Foundation
 import GRDB
 
@@ -51,42 +52,9 @@ struct StreamListing {
     }
 }
 
-/// A position in stream order: (placed first, sort key descending, feed rank, feed position, feed,
-/// id), compared as SQLite compares the same values (text by its UTF-8 bytes).
-struct StreamOrderKey {
-    var pending: Int
-    var negatedKey: Double
-    var rank: Int
-    var position: Int64
-    var feed: String
-    var id: String
-
-    init(_ cursor: StreamCursor) {
-        pending = cursor.position.p
-        negatedKey = -cursor.sortKey
-        rank = cursor.position.r
-        position = cursor.position.n
-        feed = cursor.position.f
-        id = cursor.position.i
-    }
-
+extension StreamOrderKey {
     init(_ row: StreamScan.Row) {
-        pending = row.sortKey == nil ? 1 : 0
-        negatedKey = -(row.sortKey ?? 0)
-        rank = row.rank
-        position = row.position
-        feed = row.feed
-        id = row.id
-    }
-
-    /// Whether `self` comes strictly before `other`.
-    func precedes(_ other: StreamOrderKey) -> Bool {
-        if pending != other.pending { return pending < other.pending }
-        if negatedKey != other.negatedKey { return negatedKey < other.negatedKey }
-        if rank != other.rank { return rank < other.rank }
-        if position != other.position { return position < other.position }
-        if feed != other.feed { return feed.utf8.lexicographicallyPrecedes(other.feed.utf8) }
-        return id.utf8.lexicographicallyPrecedes(other.id.utf8)
+        self.init(sortKey: row.sortKey, rank: row.rank, position: row.position, feed: row.feed, id: row.id)
     }
 }
 
@@ -111,13 +79,6 @@ final class StreamScan {
         var position: Int64
         var id: String
         var shared: Bool
-    }
-
-    private struct Carrier {
-        var feed: String
-        var rank: Int
-        var position: Int64
-        var id: String
     }
 
     private let db: Database
@@ -229,23 +190,14 @@ final class StreamScan {
                     WHERE dedup_key = (SELECT dedup_key FROM item WHERE rowid = ?) AND staged = 0
                     """),
             arguments: [row.rowid])
-        var carriers: [Carrier] = []
+        var carriers = StreamCarriers()
         for raw in rows {
             let feed: String = raw[0]
             guard let rank = listing.rankByFeed[feed] else { continue }
-            carriers.append(Carrier(feed: feed, rank: rank, position: raw[1], id: raw[2]))
+            carriers.append(StreamCarriers.Carrier(feed: feed, rank: rank, position: raw[1], id: raw[2]))
         }
-        let first = carriers.min { a, b in
-            if a.rank != b.rank { return a.rank < b.rank }
-            if a.position != b.position { return a.position < b.position }
-            return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }
-        guard let first, first.feed == row.feed, first.id == row.id else { return true }
-        var feeds: [String] = []
-        for carrier in carriers.sorted(by: { $0.rank < $1.rank }) where feeds.last != carrier.feed {
-            feeds.append(carrier.feed)
-        }
-        self.carriers[row.rowid] = feeds
+        guard carriers.shows(feed: row.feed, id: row.id) else { return true }
+        self.carriers[row.rowid] = carriers.feeds
         return false
     }
 }

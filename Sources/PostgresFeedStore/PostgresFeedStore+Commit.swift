@@ -53,135 +53,6 @@ extension PostgresFeedStore {
         (try await db.row("SELECT pulls FROM feed WHERE name = \(feed)")?.get("pulls", Int64.self) ?? 0) + 1
     }
 
-    /// Upserts `items` as pull `pull` saw them; see SQLite's `FeedStore.writeItems`.
-    static func writeItems(
-        _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, keepRaw: Bool,
-        in db: PostgresConnection
-    ) async throws -> CommitSummary {
-        var summary = CommitSummary()
-        guard !items.isEmpty else { return summary }
-        var nextPosition =
-            try await db.row("SELECT COALESCE(MAX(feed_position) + 1, 0) AS next FROM item WHERE feed = \(feed)")?
-            .get("next", Int64.self) ?? 0
-        for prepared in items {
-            let item = prepared.item
-            let hash = prepared.hash
-            let dedupKey = prepared.dedupKey
-            guard
-                let existing = try await db.row(
-                    """
-                    SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
-                        (raw IS NULL) AS raw_missing, title, summary, url, author_name, author_url, author_avatar,
-                        image_url, published, updated, id
-                    FROM item WHERE feed = \(feed) AND id = \(item.id)
-                    """)
-            else {
-                let shared =
-                    try await db.row("SELECT EXISTS (SELECT 1 FROM item WHERE dedup_key = \(dedupKey)) AS carried")?
-                    .get("carried", Bool.self) ?? false
-                try await db.exec(
-                    """
-                    INSERT INTO item (feed, id, dedup_key, title, summary, url, author_name, author_url, author_avatar,
-                        image_url, published, updated, raw, sort_key, feed_position, first_seen_at, last_seen_at,
-                        seen_pull, content_hash, staged, shared)
-                    VALUES (\(feed), \(item.id), \(dedupKey), \(item.title), \(item.summary), \(item.url),
-                        \(item.author?.name), \(item.author?.url), \(item.author?.avatarURL), \(item.imageURL),
-                        \(item.published?.timeIntervalSince1970), \(item.updated?.timeIntervalSince1970), \(item.raw),
-                        \(item.sortDate?.timeIntervalSince1970), \(nextPosition), \(now), \(now), \(pull), \(hash),
-                        \(staged), \(shared))
-                    """)
-                if shared { try await markShared(dedupKey, in: db) }
-                nextPosition += 1
-                summary.inserted += 1
-                continue
-            }
-            if try existing.get("seen_pull", Int64.self) == pull { continue }
-            let sameContent =
-                try existing.get("content_hash", Int64.self) == hash
-                || (prepared.cameWithoutRaw && (try storedFields(existing) == withoutRaw(item)))
-            let rawMissing = try existing.get("raw_missing", Bool.self)
-            let retained = keepRaw ? !(rawMissing && item.raw != nil) : rawMissing
-            if sameContent && retained {
-                try await db.exec(
-                    """
-                    UPDATE item SET last_seen_at = \(now), missing_since = NULL, seen_pull = \(pull)
-                    WHERE feed = \(feed) AND id = \(item.id)
-                    """)
-                summary.unchanged += 1
-                continue
-            }
-            summary.updated += 1
-            if staged {
-                try await db.exec(
-                    """
-                    INSERT INTO staged_update (feed, id, title, summary, url, author_name, author_url, author_avatar,
-                        image_url, published, updated, raw, dedup_key, content_hash)
-                    VALUES (\(feed), \(item.id), \(item.title), \(item.summary), \(item.url), \(item.author?.name),
-                        \(item.author?.url), \(item.author?.avatarURL), \(item.imageURL),
-                        \(item.published?.timeIntervalSince1970), \(item.updated?.timeIntervalSince1970), \(item.raw),
-                        \(dedupKey), \(hash))
-                    ON CONFLICT (feed, id) DO UPDATE SET title = excluded.title, summary = excluded.summary,
-                        url = excluded.url, author_name = excluded.author_name, author_url = excluded.author_url,
-                        author_avatar = excluded.author_avatar, image_url = excluded.image_url,
-                        published = excluded.published, updated = excluded.updated, raw = excluded.raw,
-                        dedup_key = excluded.dedup_key, content_hash = excluded.content_hash
-                    """)
-                try await db.exec("UPDATE item SET seen_pull = \(pull) WHERE feed = \(feed) AND id = \(item.id)")
-                continue
-            }
-            try await applyUpdate(
-                item, dedupKey: dedupKey, hash: hash, wasDated: try existing.get("dated", Bool.self),
-                placedKey: try existing.get("sort_key", Double?.self), feed: feed, pull: pull, now: now, in: db)
-        }
-        if !staged && summary.inserted > 0 {
-            try await db.exec(
-                "UPDATE feed SET visible_items = visible_items + \(Int64(summary.inserted)) WHERE name = \(feed)")
-        }
-        return summary
-    }
-
-    static func withoutRaw(_ item: FeedItem) -> FeedItem {
-        var item = item
-        item.raw = nil
-        return item
-    }
-
-    /// The mapped fields of a stored row (no raw JSON).
-    static func storedFields(_ row: PostgresRandomAccessRow) throws -> FeedItem {
-        var item = try PostgresItemColumns.item(from: row)
-        item.raw = nil
-        return item
-    }
-
-    /// Marks every row carrying `dedupKey` as shared, when more than one does.
-    static func markShared(_ dedupKey: String, in db: PostgresConnection) async throws {
-        try await db.exec(
-            """
-            UPDATE item SET shared = TRUE
-            WHERE dedup_key = \(dedupKey) AND NOT shared AND (SELECT COUNT(*) FROM item WHERE dedup_key = \(dedupKey)) > 1
-            """)
-    }
-
-    /// Updates a stored item in place; a dated item sorts by its date, an undated one keeps its place
-    /// unless it was dated before.
-    static func applyUpdate(
-        _ item: FeedItem, dedupKey: String, hash: Int64, wasDated: Bool, placedKey: Double?, feed: String, pull: Int64,
-        now: Double, in db: PostgresConnection
-    ) async throws {
-        let sortKey = item.sortDate?.timeIntervalSince1970 ?? (wasDated ? nil : placedKey)
-        try await db.exec(
-            """
-            UPDATE item SET title = \(item.title), summary = \(item.summary), url = \(item.url),
-                author_name = \(item.author?.name), author_url = \(item.author?.url),
-                author_avatar = \(item.author?.avatarURL), image_url = \(item.imageURL),
-                published = \(item.published?.timeIntervalSince1970), updated = \(item.updated?.timeIntervalSince1970),
-                raw = \(item.raw), dedup_key = \(dedupKey), sort_key = \(sortKey), last_seen_at = \(now),
-                missing_since = NULL, seen_pull = \(pull), content_hash = \(hash)
-            WHERE feed = \(feed) AND id = \(item.id)
-            """)
-        try await markShared(dedupKey, in: db)
-    }
-
     /// Ends pull `number` of a feed: records it, reveals what it staged and marks missing items;
     /// returns the number of missing items. See SQLite's `FeedStore.finish`.
     static func finish(_ pull: FeedPull, pull number: Int64, startedPull: Int64, now: Double, in db: PostgresConnection)
@@ -199,28 +70,29 @@ extension PostgresFeedStore {
                 page_count = COALESCE(\(pageCount), page_count)
             WHERE name = \(pull.feed)
             """)
-        let revealed = try await db.rows(
-            "UPDATE item SET staged = FALSE WHERE feed = \(pull.feed) AND staged RETURNING 1"
-        ).count
-        if revealed > 0 {
-            try await db.exec(
-                "UPDATE feed SET visible_items = visible_items + \(Int64(revealed)) WHERE name = \(pull.feed)")
-        }
-        let updates = try await db.rows("SELECT * FROM staged_update WHERE feed = \(pull.feed)")
-        for update in updates.map({ $0.makeRandomAccess() }) {
-            let item = try PostgresItemColumns.item(from: update)
-            guard
-                let existing = try await db.row(
-                    """
-                    SELECT sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated FROM item
-                    WHERE feed = \(pull.feed) AND id = \(item.id)
-                    """)
-            else { continue }
-            try await applyUpdate(
-                item, dedupKey: try update.get("dedup_key", String.self), hash: try update.get("content_hash", Int64.self),
-                wasDated: try existing.get("dated", Bool.self), placedKey: try existing.get("sort_key", Double?.self),
-                feed: pull.feed, pull: number, now: now, in: db)
-        }
+        try await db.exec(
+            """
+            WITH revealed AS (UPDATE item SET staged = FALSE WHERE feed = \(pull.feed) AND staged RETURNING 1)
+            UPDATE feed SET visible_items = visible_items + (SELECT COUNT(*) FROM revealed) WHERE name = \(pull.feed)
+            """)
+        // Changed items take their new versions: a dated item sorts by its (maybe new) date, an
+        // undated one keeps the place it was given unless it was dated before (SQLite's applyUpdate).
+        let updatedKeys = try await db.rows(
+            """
+            UPDATE item SET title = su.title, summary = su.summary, url = su.url, author_name = su.author_name,
+                author_url = su.author_url, author_avatar = su.author_avatar, image_url = su.image_url,
+                published = su.published, updated = su.updated, raw = su.raw, dedup_key = su.dedup_key,
+                sort_key = CASE
+                    WHEN COALESCE(su.updated, su.published) IS NOT NULL THEN COALESCE(su.updated, su.published)
+                    WHEN item.published IS NOT NULL OR item.updated IS NOT NULL THEN NULL
+                    ELSE item.sort_key END,
+                last_seen_at = \(now), missing_since = NULL, seen_pull = \(number), content_hash = su.content_hash
+            FROM staged_update su
+            WHERE su.feed = \(pull.feed) AND item.feed = su.feed AND item.id = su.id
+            RETURNING item.dedup_key
+            """
+        ).map { try $0.decode(String.self) }
+        try await markShared(updatedKeys, in: db)
         try await db.exec("DELETE FROM staged_update WHERE feed = \(pull.feed)")
         try await db.exec(
             """
@@ -290,13 +162,16 @@ extension PostgresFeedStore {
                 }
                 feeds.append((feed, rows))
             }
-            var placed = 0
-            for placement in UndatedPlacement.placements(feeds) {
-                try await db.exec(
-                    "UPDATE item SET sort_key = \(placement.sortKey) WHERE feed = \(placement.feed) AND id = \(placement.id)")
-                placed += 1
-            }
-            return placed
+            let placements = UndatedPlacement.placements(feeds)
+            guard !placements.isEmpty else { return 0 }
+            try await db.exec(
+                """
+                UPDATE item SET sort_key = u.sort_key
+                FROM unnest(\(placements.map(\.feed))::text[], \(placements.map(\.id))::text[],
+                    \(placements.map(\.sortKey))::float8[]) AS u(feed, id, sort_key)
+                WHERE item.feed = u.feed AND item.id = u.id
+                """)
+            return placements.count
         }
     }
 }

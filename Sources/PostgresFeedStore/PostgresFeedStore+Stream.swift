@@ -7,140 +7,85 @@ import Foundation
 import PostgresNIO
 
 /// The stream on PostgreSQL: the same order, de-duplication and cursor as SQLite's (a token written
-/// by one engine reads the same on the other), computed in one query per page — the visible items of
-/// the listed feeds, one row per dedup key (the first feed in the listing, then its first position)
-/// by a window function, ordered by (placed first, sort key descending, feed rank, feed position,
-/// feed, id) and cut after the cursor or at the page's offset. The cost is the listed items, not the
-/// page (SQLite walks its maintained index instead; see docs/store.md).
+/// by one engine reads the same on the other), read in O(page) from the order kept at write time
+/// (``PostgresStreamScan``); `total_items` comes from the maintained counts.
 extension PostgresFeedStore {
     /// Entries after `cursor` (from the top when `nil`), at most `limit`; see ``StoreDriver``.
     public func stream(
         feeds: [String], sources: [String]? = nil, after cursor: StreamCursor? = nil, limit: Int
     ) throws -> StoredStreamPage {
-        try session("read the stream") { db in
-            try await Self.streamPage(db, feeds: feeds, sources: sources, after: cursor, offset: 0, limit: limit, page: nil)
+        let limit = max(1, limit)
+        return try session("read the stream") { db in
+            let scan = try await Self.scan(db, feeds: feeds, sources: sources)
+            var rows: [PostgresStreamScan.Row] = []
+            try await scan.walk(after: cursor.map(StreamOrderKey.init), batch: limit + 1) { row in
+                rows.append(row)
+                return rows.count <= limit
+            }
+            let total = try await scan.totalItems()
+            return try Self.page(rows.prefix(limit), more: rows.count > limit, total: total, perPage: limit, page: nil, scan: scan)
         }
     }
 
-    /// Page `page` (1-based) of the stream, `perPage` entries per page.
+    /// Page `page` (1-based) of the stream, `perPage` entries per page: walked from whichever end
+    /// of the stream is nearer (the last page costs what the first does).
     public func stream(feeds: [String], sources: [String]? = nil, page: Int, perPage: Int) throws -> StoredStreamPage {
         let page = max(1, page)
         let perPage = max(1, perPage)
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
         return try session("read the stream") { db in
-            try await Self.streamPage(
-                db, feeds: feeds, sources: sources, after: nil, offset: overflow ? Int.max : offset, limit: perPage,
-                page: page)
+            let scan = try await Self.scan(db, feeds: feeds, sources: sources)
+            let total = try await scan.totalItems()
+            guard !overflow, offset < total else {
+                return try Self.page([], more: false, total: total, perPage: perPage, page: page, scan: scan)
+            }
+            let end = min(offset + perPage, total)
+            let fromTop = offset <= total - end
+            let skip = fromTop ? offset : total - end
+            var rows: [PostgresStreamScan.Row] = []
+            var skipped = 0
+            try await scan.walk(reverse: !fromTop, batch: skip + end - offset) { row in
+                if skipped < skip {
+                    skipped += 1
+                    return true
+                }
+                rows.append(row)
+                return rows.count < end - offset
+            }
+            if !fromTop { rows.reverse() }
+            return try Self.page(rows[...], more: end < total, total: total, perPage: perPage, page: page, scan: scan)
         }
     }
 
-    static func streamPage(
-        _ db: PostgresConnection, feeds: [String], sources: [String]?, after cursor: StreamCursor?, offset: Int,
-        limit: Int, page: Int?
-    ) async throws -> StoredStreamPage {
-        let limit = max(1, limit)
+    /// The scan of the listing `feeds` (narrowed to `sources`) asks for.
+    static func scan(_ db: PostgresConnection, feeds: [String], sources: [String]?) async throws -> PostgresStreamScan {
         var sourceByFeed: [String: String] = [:]
         for row in try await db.rows("SELECT name, source FROM feed") {
             let (name, source) = try row.decode((String, String).self)
             sourceByFeed[name] = source
         }
-        let ranked = StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources)
-        guard !ranked.isEmpty else {
-            return StoredStreamPage(entries: [], totalItems: 0, perPage: limit, totalPages: 0, page: page, nextCursor: nil)
-        }
-        let rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
-        let ranks = ranked.indices.map(Int64.init)
+        return PostgresStreamScan(
+            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed)
+    }
 
-        var binds = PostgresBindings()
-        binds.append(ranked)
-        binds.append(ranks)
-        let shown = """
-            WITH ranks(feed, rank) AS (SELECT * FROM unnest($1::text[], $2::bigint[])),
-            candidates AS (
-                SELECT item.feed, item.id, item.sort_key, item.feed_position, ranks.rank AS feed_rank,
-                    ROW_NUMBER() OVER (
-                        PARTITION BY item.dedup_key ORDER BY ranks.rank, item.feed_position, item.id) AS occurrence
-                FROM item JOIN ranks ON ranks.feed = item.feed WHERE NOT item.staged
-            ),
-            shown AS (
-                SELECT feed, id, feed_rank, feed_position, sort_key,
-                    (CASE WHEN sort_key IS NULL THEN 1 ELSE 0 END) AS pending, -COALESCE(sort_key, 0.0) AS neg_key
-                FROM candidates WHERE occurrence = 1
-            )
-
-            """
-        let total = Int(
-            try await db.row(PostgresQuery(unsafeSQL: shown + "SELECT COUNT(*) AS total FROM shown", binds: binds))?
-                .get("total", Int64.self) ?? 0)
-
-        // Cut on the narrow `shown` rows first, then read the full item rows of the page only.
-        let order = "pending, neg_key, feed_rank, feed_position, feed, id"
-        var sql = shown
-        if let cursor {
-            let position = cursor.position
-            binds.append(Int32(position.p))
-            binds.append(-cursor.sortKey)
-            binds.append(Int64(position.r))
-            binds.append(position.n)
-            binds.append(position.f)
-            binds.append(position.i)
-            binds.append(Int64(limit) + 1)
-            sql += """
-                , page AS (
-                    SELECT * FROM shown
-                    WHERE (\(order)) > ($3, $4, $5, $6, $7 COLLATE "C", $8 COLLATE "C")
-                    ORDER BY \(order) LIMIT $9)
-                """
-        } else {
-            binds.append(Int64(limit) + 1)
-            binds.append(Int64(offset))
-            sql += ", page AS (SELECT * FROM shown ORDER BY \(order) LIMIT $3 OFFSET $4)"
-        }
-        sql += """
-
-            SELECT page.pending, page.sort_key AS shown_sort_key, page.feed_rank, item.*
-            FROM page JOIN item ON item.feed = page.feed AND item.id = page.id
-            ORDER BY page.pending, page.neg_key, page.feed_rank, page.feed_position, page.feed, page.id
-            """
-        let rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { $0.makeRandomAccess() }
-        let pageRows = rows.prefix(limit)
+    /// The page of `rows` (shown entries in stream order), with the cursor after the last one when
+    /// `more` entries follow.
+    static func page(
+        _ rows: ArraySlice<PostgresStreamScan.Row>, more: Bool, total: Int, perPage: Int, page: Int?,
+        scan: PostgresStreamScan
+    ) throws -> StoredStreamPage {
         var entries: [StreamEntry] = []
-        var dedupKeys: [String] = []
-        for row in pageRows {
-            let feed = try row.get("feed", String.self)
+        entries.reserveCapacity(rows.count)
+        for row in rows {
             entries.append(
                 StreamEntry(
-                    item: try PostgresItemColumns.item(from: row), feed: feed, feeds: [feed],
-                    source: sourceByFeed[feed] ?? "",
-                    firstSeen: try row.get("first_seen_at", Double?.self).map(Date.init(timeIntervalSince1970:))))
-            dedupKeys.append(try row.get("dedup_key", String.self))
+                    item: try PostgresItemColumns.item(from: row.row), feed: row.key.feed, feeds: row.feeds,
+                    source: scan.sourceByFeed[row.key.feed] ?? "",
+                    firstSeen: try row.row.get("first_seen_at", Double?.self).map(Date.init(timeIntervalSince1970:))))
         }
-        // Every listed feed carrying each entry, in feed order.
-        if !dedupKeys.isEmpty {
-            var carriers: [String: Set<String>] = [:]
-            for row in try await db.rows(
-                "SELECT DISTINCT dedup_key, feed FROM item WHERE NOT staged AND dedup_key = ANY(\(dedupKeys))")
-            {
-                let (key, feed) = try row.decode((String, String).self)
-                guard rankByFeed[feed] != nil else { continue }
-                carriers[key, default: []].insert(feed)
-            }
-            for index in entries.indices {
-                let feeds = carriers[dedupKeys[index]] ?? [entries[index].feed]
-                entries[index].feeds = feeds.sorted { (rankByFeed[$0] ?? 0) < (rankByFeed[$1] ?? 0) }
-            }
-        }
-        var nextCursor: String?
-        if rows.count > limit, let last = pageRows.last {
-            let sortKey = try last.get("shown_sort_key", Double?.self)
-            let position = StreamCursor.Position(
-                v: 1, p: Int(try last.get("pending", Int32.self)), k: String((sortKey ?? 0).bitPattern, radix: 16),
-                r: Int(try last.get("feed_rank", Int64.self)), n: try last.get("feed_position", Int64.self),
-                f: try last.get("feed", String.self), i: try last.get("id", String.self))
-            nextCursor = try StreamCursor(position: position).token
-        }
+        let nextCursor = more ? try rows.last?.key.cursor() : nil
         return StoredStreamPage(
-            entries: entries, totalItems: total, perPage: limit, totalPages: (total + limit - 1) / limit, page: page,
+            entries: entries, totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
             nextCursor: nextCursor)
     }
 }

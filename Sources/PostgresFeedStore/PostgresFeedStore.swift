@@ -157,17 +157,29 @@ public final class PostgresFeedStore: StoreDriver {
     ) throws -> T {
         try access(operation, timeout: timeout) { [client] in
             try await client.withConnection { connection in
-                try await connection.exec(begin)
-                do {
-                    let result = try await body(connection)
-                    try await connection.exec("COMMIT")
-                    return result
-                } catch {
-                    _ = try? await connection.exec("ROLLBACK")
-                    throw error
+                // A deadlock (two commits marking each other's rows shared) rolls one back: it runs again.
+                for attempt in 1...Self.deadlockAttempts {
+                    try await connection.exec(begin)
+                    do {
+                        let result = try await body(connection)
+                        try await connection.exec("COMMIT")
+                        return result
+                    } catch {
+                        _ = try? await connection.exec("ROLLBACK")
+                        guard attempt < Self.deadlockAttempts, Self.isDeadlock(error) else { throw error }
+                    }
                 }
+                preconditionFailure("unreachable: the last attempt returns or throws")
             }
         }
+    }
+
+    /// How many times a transaction runs when PostgreSQL chose it as a deadlock's victim.
+    static let deadlockAttempts = 4
+
+    /// Whether `error` is PostgreSQL's `deadlock_detected` (40P01).
+    static func isDeadlock(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "40P01"
     }
 
     private func access<T: Sendable>(

@@ -40,7 +40,8 @@ enum PostgresSchema {
             stored_at DOUBLE PRECISION NOT NULL
         """
 
-    /// The migrations, in order. `v1` is the whole of SQLite's schema v5 (docs/store.md maps the two).
+    /// The migrations, in order. `v1` is the whole of SQLite's schema v5 (docs/store.md maps the two);
+    /// `v2` adds what O(page) reads need.
     static let migrations: [(version: String, sql: [String])] = [
         (
             "v1",
@@ -126,7 +127,33 @@ enum PostgresSchema {
                 )
                 """,
             ]
-        )
+        ),
+        // Reads are O(page) (PostgresStreamScan): a page walks `item_stream_order` from its cursor,
+        // and only items whose dedup key another row carries (`shared`, maintained by every commit
+        // since v1) need a de-duplication lookup; `item_shared` lists those, so a page's
+        // `total_items` is Σ `feed.visible_items` minus their repeats, not a count of the store.
+        // `shared` and `visible_items` are kept at write time since v1, so nothing needs a
+        // back-fill; the two counters are recomputed once anyway, in case a v1 writer left them off.
+        // `fillfactor` leaves room on each page so that the per-pull `last_seen_at` updates stay HOT
+        // (no index entries written for a row that only moved its timestamps).
+        (
+            "v2",
+            [
+                """
+                UPDATE item SET shared = TRUE WHERE NOT shared AND dedup_key IN (
+                    SELECT dedup_key FROM item GROUP BY dedup_key HAVING COUNT(*) > 1)
+                """,
+                """
+                UPDATE feed SET visible_items = counted.n FROM (
+                    SELECT feed.name, (SELECT COUNT(*) FROM item WHERE item.feed = feed.name AND NOT staged) AS n
+                    FROM feed) AS counted
+                WHERE feed.name = counted.name AND feed.visible_items <> counted.n
+                """,
+                "CREATE INDEX item_shared ON item (dedup_key, feed) WHERE shared AND NOT staged",
+                "ALTER TABLE item SET (fillfactor = 85)",
+                "ANALYZE item",
+            ]
+        ),
     ]
 
     /// Applies the missing migrations on `connection`, in one transaction under the advisory lock.

@@ -1,0 +1,186 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
+import FeedCore
+import FeedStorage
+import Foundation
+import PostgresNIO
+
+/// Walks the shown entries of a listing in stream order (or backwards) on PostgreSQL, reading the
+/// `item_stream_order` index from a key onwards in batches: the cost is the entries walked past, not
+/// the store (the same walk as SQLite's `StreamScan`).
+///
+/// Each batch is one statement: the next items of the listed feeds after the last key seen, in the
+/// full stream order — sort key descending, then the feed's rank in the listing
+/// (`array_position` of the listed names), feed position, feed and id (text columns are `COLLATE
+/// "C"`, so ties order by bytes, as in SQLite) — with their content, so a page needs no second read
+/// of its rows. The plan is an index scan of `item_stream_order` with an incremental sort of the
+/// rows sharing one sort key. Items not placed yet (no sort key) come after every placed one, feed
+/// by feed in rank order. Items whose dedup key another row carries (`shared`) are checked against
+/// their carriers in one more statement per batch; the first carrier in the listing is shown and
+/// lists every carrying feed. Runs inside one read transaction (one snapshot).
+struct PostgresStreamScan {
+    /// One shown entry, with its item row.
+    struct Row: Sendable {
+        var key: StreamOrderKey
+        var row: PostgresRandomAccessRow
+        var feeds: [String]
+    }
+
+    let db: PostgresConnection
+    /// The listed feeds in rank order.
+    let ranked: [String]
+    let rankByFeed: [String: Int]
+    /// Every stored feed's source type.
+    let sourceByFeed: [String: String]
+
+    init(_ db: PostgresConnection, ranked: [String], sourceByFeed: [String: String]) {
+        self.db = db
+        self.ranked = ranked
+        self.sourceByFeed = sourceByFeed
+        rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
+    }
+
+    /// The item columns a batch reads, with the listing rank as `stream_rank`.
+    private static let columns = "item.*, array_position($1::text[], item.feed) - 1 AS stream_rank"
+
+    /// Hands `body` each shown entry in stream order (backwards with `reverse`), strictly after
+    /// `after` when set, until `body` returns `false`. `batch` is the first batch's size (the rows a
+    /// caller expects to need); later batches grow.
+    func walk(
+        reverse: Bool = false, after: StreamOrderKey? = nil, batch: Int, _ body: (Row) throws -> Bool
+    ) async throws {
+        guard !ranked.isEmpty else { return }
+        var size = max(1, min(batch, Self.maximumBatch))
+        let phases = reverse ? [true, false] : [false, true]  // pending items first when reverse
+        var from = after
+        for pending in phases {
+            // A key in the other phase: placed keys all precede pending ones.
+            if let key = from, (key.pending == 1) != pending {
+                // Forward from a pending key: no placed item follows it; backward from a placed key:
+                // every pending item follows it (so none comes before it backwards).
+                if reverse ? pending : !pending { continue }
+                from = nil
+            }
+            while true {
+                let rows = try await batchRows(pending: pending, reverse: reverse, after: from, limit: size)
+                guard !rows.isEmpty else { break }
+                for entry in try await shown(rows) {
+                    guard try body(entry) else { return }
+                }
+                guard rows.count == size, let last = rows.last else { break }
+                from = try key(of: last)
+                size = min(size * 4, Self.maximumBatch)
+            }
+            from = nil
+        }
+    }
+
+    /// The largest batch read at once.
+    static let maximumBatch = 2_000
+
+    /// The next `limit` listed items of one phase after `after` (its key, strictly), in order.
+    private func batchRows(pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int) async throws
+        -> [PostgresRandomAccessRow]
+    {
+        var binds = PostgresBindings()
+        binds.append(ranked)
+        let ascending = reverse ? "DESC" : "ASC"
+        var sql = "SELECT \(Self.columns) FROM item WHERE NOT staged AND feed = ANY($1::text[]) AND "
+        if pending {
+            sql += "sort_key IS NULL"
+            if let after {
+                binds.append(Int64(after.rank))
+                binds.append(after.position)
+                binds.append(after.feed)
+                binds.append(after.id)
+                let comparison = reverse ? "<" : ">"
+                sql += """
+                     AND (array_position($1::text[], feed) - 1, feed_position, feed, id) \(comparison)
+                        ($2, $3, $4 COLLATE "C", $5 COLLATE "C")
+                    """
+            }
+            sql += " ORDER BY stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)"
+        } else {
+            sql += "sort_key IS NOT NULL"
+            if let after, let key = after.sortKey {
+                binds.append(key)
+                binds.append(Int64(after.rank))
+                binds.append(after.position)
+                binds.append(after.feed)
+                binds.append(after.id)
+                // Forward, the stream runs down the keys; backwards, up. The range condition on its
+                // own lets the planner start the index scan at the key.
+                let (range, strict, comparison) = reverse ? (">=", ">", "<") : ("<=", "<", ">")
+                sql += """
+                     AND sort_key \(range) $2 AND (sort_key \(strict) $2 OR
+                        (array_position($1::text[], feed) - 1, feed_position, feed, id) \(comparison)
+                        ($3, $4, $5 COLLATE "C", $6 COLLATE "C"))
+                    """
+            }
+            let keyOrder = reverse ? "ASC" : "DESC"
+            sql += """
+                 ORDER BY sort_key \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending),
+                    id \(ascending)
+                """
+        }
+        binds.append(Int64(limit))
+        sql += " LIMIT $\(binds.count)"
+        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { $0.makeRandomAccess() }
+    }
+
+    /// The stream key of an item row read by a batch.
+    private func key(of row: PostgresRandomAccessRow) throws -> StreamOrderKey {
+        StreamOrderKey(
+            sortKey: try row.get("sort_key", Double?.self), rank: Int(try row.get("stream_rank", Int32.self)),
+            position: try row.get("feed_position", Int64.self), feed: try row.get("feed", String.self),
+            id: try row.get("id", String.self))
+    }
+
+    /// The entries of a batch the stream shows: every unshared row, and each shared row that is the
+    /// first of its dedup key's listed carriers (one statement reads the carriers of the batch).
+    private func shown(_ rows: [PostgresRandomAccessRow]) async throws -> [Row] {
+        var sharedKeys: [String] = []
+        for row in rows where try row.get("shared", Bool.self) {
+            sharedKeys.append(try row.get("dedup_key", String.self))
+        }
+        var carriers: [String: StreamCarriers] = [:]
+        if !sharedKeys.isEmpty {
+            for raw in try await db.rows(
+                "SELECT dedup_key, feed, feed_position, id FROM item WHERE NOT staged AND dedup_key = ANY(\(sharedKeys))")
+            {
+                let (dedupKey, feed, position, id) = try raw.decode((String, String, Int64, String).self)
+                guard let rank = rankByFeed[feed] else { continue }
+                carriers[dedupKey, default: StreamCarriers()].append(
+                    StreamCarriers.Carrier(feed: feed, rank: rank, position: position, id: id))
+            }
+        }
+        var entries: [Row] = []
+        entries.reserveCapacity(rows.count)
+        for row in rows {
+            let key = try key(of: row)
+            var feeds = [key.feed]
+            if try row.get("shared", Bool.self), let keyCarriers = carriers[try row.get("dedup_key", String.self)] {
+                guard keyCarriers.shows(feed: key.feed, id: key.id) else { continue }
+                feeds = keyCarriers.feeds
+            }
+            entries.append(Row(key: key, row: row, feeds: feeds))
+        }
+        return entries
+    }
+
+    /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
+    /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
+    func totalItems() async throws -> Int {
+        guard !ranked.isEmpty else { return 0 }
+        let row = try await db.row(
+            """
+            SELECT (SELECT COALESCE(SUM(visible_items), 0) FROM feed WHERE name = ANY(\(ranked)::text[]))::bigint
+                - (SELECT COUNT(*) - COUNT(DISTINCT dedup_key) FROM item
+                    WHERE shared AND NOT staged AND feed = ANY(\(ranked)::text[]))::bigint AS total
+            """)
+        return Int(try row?.get("total", Int64.self) ?? 0)
+    }
+}
+
+#endif

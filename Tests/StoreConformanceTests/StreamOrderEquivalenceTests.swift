@@ -1,0 +1,154 @@
+import FeedCore
+import FeedStorage
+import FeedaggTesting
+import Foundation
+import Testing
+
+@testable import FeedStore
+
+#if PostgreSQL
+    @testable import PostgresFeedStore
+#endif
+
+/// The page each engine computes over its whole store (the reference a maintained read must equal):
+/// SQLite's pre-v5 read and PostgreSQL's pre-v2 window-function read.
+enum ComputedStream {
+    static func after(
+        _ store: any StoreDriver, feeds: [String], sources: [String]?, cursor: StreamCursor?, limit: Int
+    ) throws -> StoredStreamPage {
+        if let sqlite = store as? FeedStore {
+            return try sqlite.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
+        }
+        #if PostgreSQL
+            if let postgres = store as? PostgresFeedStore {
+                return try postgres.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
+            }
+        #endif
+        throw StoreError(kind: .cannotOpen, path: store.location, operation: "compute the stream", detail: "unknown engine")
+    }
+
+    static func page(
+        _ store: any StoreDriver, feeds: [String], sources: [String]?, page: Int, perPage: Int
+    ) throws -> StoredStreamPage {
+        if let sqlite = store as? FeedStore {
+            return try sqlite.computedStream(feeds: feeds, sources: sources, page: page, perPage: perPage)
+        }
+        #if PostgreSQL
+            if let postgres = store as? PostgresFeedStore {
+                return try postgres.computedStream(feeds: feeds, sources: sources, page: page, perPage: perPage)
+            }
+        #endif
+        throw StoreError(kind: .cannotOpen, path: store.location, operation: "compute the stream", detail: "unknown engine")
+    }
+}
+
+/// An entry as the equivalence tests compare it: everything a page shows.
+struct EntryShape: Equatable, CustomStringConvertible {
+    var feed: String
+    var feeds: [String]
+    var source: String
+    var item: FeedItem
+    var firstSeen: Date?
+
+    init(_ entry: StreamEntry) {
+        (feed, feeds, source, item, firstSeen) = (entry.feed, entry.feeds, entry.source, entry.item, entry.firstSeen)
+    }
+
+    var description: String { "\(feed)/\(item.id)\(feeds.count > 1 ? " \(feeds)" : "")" }
+
+    static func of(_ page: StoredStreamPage) -> [EntryShape] { page.entries.map(EntryShape.init) }
+}
+
+@Suite("The maintained stream order equals the computed stream, on both engines")
+struct StreamOrderEquivalenceTests {
+    /// A store of `engine` holding the random store of `seed`.
+    static func randomStore(_ engine: StoreEngine, seed: UInt64) async throws -> OpenedStore {
+        let clock = ManualClock()
+        let opened = try await engine.open(clock: clock)
+        try RandomStreamStore.fill(opened.store, seed: seed, advance: clock.advance(by:))
+        return opened
+    }
+
+    /// Walks every listing of the random store of `seed` on `engine`, by cursor and by page number,
+    /// and expects each read to equal the computed one.
+    static func checkEquivalence(_ engine: StoreEngine, seed: Int) async throws {
+        let opened = try await randomStore(engine, seed: UInt64(seed))
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        for listing in RandomStreamStore.listings {
+            let (feeds, sources) = listing
+            let context = "\(engine) seed \(seed), feeds \(feeds), sources \(sources ?? [])"
+            let everything = try ComputedStream.page(store, feeds: feeds, sources: sources, page: 1, perPage: 10_000)
+            // Cursor by cursor, at several page sizes.
+            for limit in [1, 3, 7, 50] {
+                var cursor: StreamCursor?
+                var steps = 0
+                var walked: [EntryShape] = []
+                repeat {
+                    let maintained = try store.stream(feeds: feeds, sources: sources, after: cursor, limit: limit)
+                    let computed = try ComputedStream.after(store, feeds: feeds, sources: sources, cursor: cursor, limit: limit)
+                    #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), limit \(limit), step \(steps)")
+                    #expect(maintained.totalItems == computed.totalItems, "\(context)")
+                    #expect(maintained.totalPages == computed.totalPages, "\(context)")
+                    #expect(maintained.nextCursor == computed.nextCursor, "\(context), limit \(limit), step \(steps)")
+                    walked += EntryShape.of(maintained)
+                    cursor = try maintained.nextCursor.map(StreamCursor.init)
+                    steps += 1
+                } while cursor != nil && steps < 1000
+                #expect(walked == EntryShape.of(everything), "\(context), limit \(limit): the walk covers the stream once")
+            }
+            // Page by page, including the last page and one past it (read from the end).
+            for perPage in [1, 4, 9] {
+                let pages = max(1, (everything.totalItems + perPage - 1) / perPage) + 1
+                for number in 1...pages {
+                    let maintained = try store.stream(feeds: feeds, sources: sources, page: number, perPage: perPage)
+                    let computed = try ComputedStream.page(store, feeds: feeds, sources: sources, page: number, perPage: perPage)
+                    #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), page \(number)/\(perPage)")
+                    #expect(maintained.totalItems == computed.totalItems, "\(context)")
+                    #expect(maintained.totalPages == computed.totalPages, "\(context)")
+                    #expect(maintained.page == computed.page)
+                    #expect(maintained.nextCursor == computed.nextCursor, "\(context), page \(number)/\(perPage)")
+                }
+            }
+        }
+    }
+
+    @Test("SQLite, random stores: every page and every cursor step gives the computed stream's items, order, totals and cursors",
+        arguments: 1...24)
+    func sqlite(seed: Int) async throws {
+        try await Self.checkEquivalence(.sqlite, seed: seed)
+    }
+
+    @Test("PostgreSQL, random stores: every page and every cursor step gives the computed stream's items, order, totals and cursors",
+        arguments: 1...5)
+    func postgres(seed: Int) async throws {
+        try await Self.checkEquivalence(.postgres, seed: seed)
+    }
+
+    @Test("the same commits give the same pages and cursor tokens on both engines", arguments: [11])
+    func acrossEngines(seed: Int) async throws {
+        let sqlite = try await Self.randomStore(.sqlite, seed: UInt64(seed))
+        let postgres = try await Self.randomStore(.postgres, seed: UInt64(seed))
+        defer {
+            try? sqlite.store.close()
+            try? postgres.store.close()
+            sqlite.cleanup()
+            postgres.cleanup()
+        }
+        for listing in RandomStreamStore.listings {
+            for limit in [2, 50] {
+                var cursor: StreamCursor?
+                var steps = 0
+                repeat {
+                    let a = try sqlite.store.stream(feeds: listing.feeds, sources: listing.sources, after: cursor, limit: limit)
+                    let b = try postgres.store.stream(feeds: listing.feeds, sources: listing.sources, after: cursor, limit: limit)
+                    #expect(EntryShape.of(a) == EntryShape.of(b), "seed \(seed), \(listing.feeds), limit \(limit), step \(steps)")
+                    #expect(a.totalItems == b.totalItems && a.nextCursor == b.nextCursor, "seed \(seed), step \(steps)")
+                    cursor = try a.nextCursor.map(StreamCursor.init)
+                    steps += 1
+                } while cursor != nil && steps < 1000
+            }
+        }
+    }
+}
