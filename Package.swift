@@ -92,7 +92,7 @@ let package = Package(
         // An example built with `swift package new-source`; it depends on GitHubSource for GitHubAPI.
         .target(name: "GitHubStargazersSource", dependencies: ["FeedCore", "GitHubSource"], swiftSettings: strict),
         // `source: feed`: RSS, Atom and JSON Feed documents, read with libxml2's streaming reader.
-        .target(name: "WebFeedSource", dependencies: ["FeedCore", "CLibXML2"], swiftSettings: strict),
+        .target(name: "WebFeedSource", dependencies: ["FeedCore", "CLibXML2", "StableHash"], swiftSettings: strict),
         // `source: exec`: plugins in any language, speaking JSON lines. Run by its own posix_spawn
         // type (PluginProcess), not swift-subprocess: 1.0's fatalError on a descriptor dropped on an
         // error path (a plugin exiting before reading its input) crashed `feedagg serve`.
@@ -136,8 +136,9 @@ let package = Package(
         // Application layer: source registry, pull orchestration, rendering, exit codes.
         .target(
             name: "FeedaggKit",
-            dependencies: ["FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore", postgresStore]
-                + sourceModules,
+            dependencies: [
+                "FeedCore", "CurlHTTP", "FeedConfig", "FeedReplay", "FeedStorage", "FeedStore", postgresStore, "StableHash",
+            ] + sourceModules,
             swiftSettings: strict),
 
         // The page `feedagg serve` answers at `/` (server-rendered first page, Mustache template),
@@ -178,7 +179,8 @@ let package = Package(
         // CPU benchmark (`make bench-cpu`): decode + map + merge of 100,000+ items from page files
         // through the built-in sources, items/s per stage and peak RSS.
         .executableTarget(
-            name: "feedagg-cpu-bench", dependencies: ["FeedCore", "GitHubSource", "PhotosSource", "DeterministicRandom"],
+            name: "feedagg-cpu-bench",
+            dependencies: ["FeedCore", "GitHubSource", "PhotosSource", "DeterministicRandom", "StableHash"],
             swiftSettings: strict),
         // Store generator for the read benchmark (`Scripts/bench.sh --workloads READ`): N feeds × M
         // items written through FeedStore's real commit path.
@@ -225,6 +227,9 @@ let package = Package(
         // Starting a child with posix_spawn (pipes, working directory, signals, session): one copy
         // for exec plugins (ExecSource's PluginProcess) and the tests' children (FeedaggTesting).
         .target(name: "PosixSpawn", swiftSettings: strict),
+        // 64-bit FNV-1a, the hash that never changes: replay store names, feed entries' digest ids,
+        // the CPU benchmark's output checksum.
+        .target(name: "StableHash", swiftSettings: strict),
 
         // The work behind the `new-source` command plugin: writes a source module, its tests and
         // fixture, and wires them into this file and SourceRegistry.swift. Foundation only.

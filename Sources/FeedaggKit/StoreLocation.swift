@@ -1,6 +1,7 @@
 import FeedStore
 import FeedStorage
 public import Foundation
+import StableHash
 
 /// Where a command keeps its store.
 public enum StoreLocation: Sendable, Equatable {
@@ -44,7 +45,7 @@ public enum StoreLocation: Sendable, Equatable {
             }
             let key = [replay, configPath].map { URL(fileURLWithPath: $0).standardizedFileURL.path }
                 .joined(separator: "\n")
-            return (cache.appendingPathComponent("feedagg/replay-\(Self.fnv1a(key)).sqlite").path, nil)
+            return (cache.appendingPathComponent("feedagg/replay-\(FNV1a.hex(key)).sqlite").path, nil)
         case .temporary:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "feedagg-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
@@ -59,16 +60,5 @@ extension StoreLocation {
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return URL(fileURLWithPath: cache) }
         if let home = environment["HOME"], !home.isEmpty { return URL(fileURLWithPath: home).appendingPathComponent(".cache") }
         return nil
-    }
-
-    /// The 64-bit FNV-1a hash of `text`'s UTF-8, as 16 hex digits (stable across runs and platforms).
-    static func fnv1a(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -1,5 +1,6 @@
 public import FeedCore
 public import Foundation
+import StableHash
 
 /// One entry of a feed document, in the fields every format shares.
 public struct FeedEntry: Sendable, Hashable {
@@ -47,7 +48,7 @@ public struct FeedEntry: Sendable, Hashable {
         if let guid = ItemText.nonEmpty(guid) { return guid }
         if let link = ItemText.nonEmpty(link) { return link }
         let date = (published ?? updated).map(ISO8601.string(from:)) ?? ""
-        return "digest:" + Self.fnv1a64((title ?? "") + "\n" + date)
+        return "digest:" + FNV1a.hex((title ?? "") + "\n" + date)
     }
 
     /// The title the stream shows: the title, else the summary's first 80 characters, else the
@@ -58,16 +59,5 @@ public struct FeedEntry: Sendable, Hashable {
             return summary.count > 80 ? String(summary.prefix(79)) + "…" : summary
         }
         return ItemText.nonEmpty(link) ?? "(untitled)"
-    }
-
-    /// 64-bit FNV-1a of `text`'s UTF-8 bytes, as 16 lowercase hex digits.
-    static func fnv1a64(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

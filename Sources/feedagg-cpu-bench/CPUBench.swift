@@ -2,6 +2,7 @@ import FeedCore
 import Foundation
 import GitHubSource
 import PhotosSource
+import StableHash
 
 #if canImport(Glibc)
     import Glibc
@@ -119,12 +120,10 @@ struct CPUBench {
     }
 
     /// FNV-1a over every field of the items, to show that two builds decode the same output.
-    static func checksum(_ items: [FeedItem], into hash: inout UInt64) {
+    static func checksum(_ items: [FeedItem], into hash: inout FNV1a) {
         func mix(_ text: String?) {
-            for byte in (text ?? "\u{0}").utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
-            }
-            hash = (hash ^ 0xFF) &* 0x100_0000_01B3
+            hash.combine((text ?? "\u{0}").utf8)
+            hash.combine(CollectionOfOne(0xFF))
         }
         for item in items {
             mix(item.id)
@@ -137,9 +136,7 @@ struct CPUBench {
             mix(item.imageURL)
             mix(item.published.map { "\($0.timeIntervalSince1970)" })
             mix(item.updated.map { "\($0.timeIntervalSince1970)" })
-            (item.raw ?? Data()).withUnsafeBytes { bytes in
-                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-            }
+            hash.combine(item.raw ?? Data())
         }
     }
 
@@ -263,7 +260,7 @@ struct CPUBench {
 
             // decodePage, keeping every item for the merge.
             var inputs: [UnifiedStream.Input] = []
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            var hash = FNV1a()
             var decodePage = 0.0
             for (feed, source) in zip(repoFeeds, repoSources) {
                 var items: [FeedItem] = []
@@ -285,7 +282,7 @@ struct CPUBench {
             checksum(photos, into: &hash)
             inputs.append(UnifiedStream.Input(feed: "editors-photos", source: FiveHundredPxSource.descriptor.typeName, items: photos))
             t["photos.decodePage"] = decodePage
-            checksums.insert(hash)
+            checksums.insert(hash.value)
             rawBytes = inputs.reduce(0) { $0 + $1.items.reduce(0) { $0 + ($1.raw?.count ?? 0) } }
             if rep == 1 { stageRSS.append(("after decodePage (all items kept)", peakRSSMegabytes())) }
 
