@@ -185,7 +185,8 @@ let package = Package(
         // Store generator for the read benchmark (`Scripts/bench.sh --workloads READ`): N feeds × M
         // items written through FeedStore's real commit path.
         .executableTarget(
-            name: "feedagg-store-gen", dependencies: ["FeedCore", "FeedStore", "DeterministicRandom"], swiftSettings: strict),
+            name: "feedagg-store-gen", dependencies: ["FeedCore", "FeedStorage", "FeedStore", postgresStore, "DeterministicRandom"],
+            swiftSettings: strict),
 
         // Feed parser benchmark (`make bench-feed`): MB/s and peak RSS over the feed fixtures and one
         // large Atom document; an exec plugin's cost per page.

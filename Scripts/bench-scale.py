@@ -167,25 +167,35 @@ def w5(args, feedagg, results):
     results["W5"] = runs
 
 
-def read(args, feedagg, results):
+def sqlite_store(feeds, items, seed=1):
+    """The SQLite store feedagg-store-gen writes for `feeds` x `items` and `seed`, generated once into
+    .build/bench-store/ (READ and READ-SERVE share it): (path, seconds generating it took now, or None)."""
     generator = os.path.join(ROOT, ".build/release/feedagg-store-gen")
     if not os.access(generator, os.X_OK):
         raise SystemExit("build first: make bench (it builds feedagg-store-gen)")
     folder = os.path.join(ROOT, ".build/bench-store")
     os.makedirs(folder, exist_ok=True)
-    store = os.path.join(folder, f"read-{args.read_feeds}x{args.read_items}-seed1.sqlite")
+    store = os.path.join(folder, f"read-{feeds}x{items}-seed{seed}.sqlite")
     generated = None
     if not os.path.exists(store):
+        for suffix in ("", "-wal", "-shm"):  # what an interrupted run left
+            if os.path.exists(store + ".tmp" + suffix):
+                os.unlink(store + ".tmp" + suffix)
         start = time.monotonic()
-        subprocess.run([generator, "--out", store + ".tmp", "--feeds", str(args.read_feeds), "--items",
-                        str(args.read_items)], check=True, stdout=sys.stderr)
+        subprocess.run([generator, "--out", store + ".tmp", "--feeds", str(feeds), "--items", str(items),
+                        "--seed", str(seed)], check=True, stdout=sys.stderr)
         store_bytes(store + ".tmp")
         for suffix in ("-wal", "-shm"):
             if os.path.exists(store + ".tmp" + suffix):
                 os.unlink(store + ".tmp" + suffix)
         os.rename(store + ".tmp", store)
         generated = time.monotonic() - start
-        print(f"  READ: generated {store} in {generated:.1f}s", file=sys.stderr, flush=True)
+        print(f"  generated {store} in {generated:.1f}s", file=sys.stderr, flush=True)
+    return store, generated
+
+
+def read(args, feedagg, results):
+    store, generated = sqlite_store(args.read_feeds, args.read_items)
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-read-") as cwd:  # no feeds.yaml here: show lists the stored feeds
         show = [feedagg, "show", "--db", store, "--format", "json"]

@@ -22,6 +22,9 @@
 # feed), READ (show latency on a generated 1,000,000-item store) and GROWTH (30 refreshes of W1
 # with 1 % changed). `--workloads W5,READ` runs only those (no peers, no bench.py). Without
 # --workloads everything runs. BENCH_SCALE_ARGS passes more arguments to bench-scale.py.
+# READ-SERVE (issue 26: `show` and `serve` under wrk on generated 50,000- and 1,000,000-item stores,
+# SQLite and PostgreSQL side by side, and W5's first pull into both) is Scripts/bench-serve.py;
+# BENCH_SERVE_ARGS passes more arguments to it (e.g. "--sizes 5x200 --wrk-duration 2" for a quick run).
 # W6 (issue 13: `feedagg serve` workers sharing 2,000 feeds on PostgreSQL, and on SQLite) is
 # Scripts/bench-workers.py, run last; BENCH_WORKERS_ARGS passes more arguments to it.
 set -euo pipefail
@@ -40,6 +43,7 @@ reps=${BENCH_REPS:-3}
 peer_args=()
 peer_workloads=""
 scale_workloads="W5,READ,GROWTH"
+serve_workload=READ-SERVE
 workers_workload=W6
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,10 +51,12 @@ while [ $# -gt 0 ]; do
       if [ "$1" = --workloads ]; then list=${2:?--workloads needs a value}; shift; else list=${1#--workloads=}; fi
       peer_workloads=none
       scale_workloads=""
+      serve_workload=""
       workers_workload=""
       for w in $(echo "$list" | tr ',' ' '); do
         case "$(echo "$w" | tr '[:lower:]' '[:upper:]')" in
           W5 | READ | GROWTH) scale_workloads="${scale_workloads:+$scale_workloads,}$w" ;;
+          READ-SERVE) serve_workload=READ-SERVE ;;
           W6) workers_workload=W6 ;;
           *) [ "$peer_workloads" = none ] && peer_workloads=""; peer_workloads="${peer_workloads:+$peer_workloads,}$w" ;;
         esac
@@ -83,6 +89,15 @@ run_scale() {
   in_netns "$root/Scripts/bench-scale.py" --workloads "$scale_workloads" --reps "$reps" --bench "$bench" \
     --out "$out" ${BENCH_SCALE_ARGS:-}
 }
+run_serve() {
+  [ -n "$serve_workload" ] || return 0
+  [ -x "$root/.build/release/feedagg-store-gen" ] ||
+    { echo "build first: make bench (it builds feedagg-store-gen)" >&2; exit 2; }
+  echo "== bench-serve.py: READ-SERVE, W5-PG $reps reps" >&2
+  # In the loopback-only namespace too: its PostgreSQL cluster and feedagg serve listen on 127.0.0.1 there.
+  # shellcheck disable=SC2086
+  in_netns "$root/Scripts/bench-serve.py" --reps "$reps" --bench "$bench" --out "$out" ${BENCH_SERVE_ARGS:-}
+}
 run_workers() {
   [ -n "$workers_workload" ] || return 0
   echo "== bench-workers.py: W6, $reps cycles per setting" >&2
@@ -92,10 +107,11 @@ run_workers() {
 }
 out=${BENCH_OUT:-$root/bench-out}
 mkdir -p "$out"
-rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt" "$out/workers.json" "$out/workers.txt"
+rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt" "$out/serve.json" "$out/serve.txt" "$out/workers.json" "$out/workers.txt"
 
 if [ "$peer_workloads" = none ]; then
   run_scale
+  run_serve
   run_workers
   exit 0
 fi
@@ -132,5 +148,6 @@ python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "
   --skipped "$out/skipped.json" | tee "$out/report.txt"
 status=${PIPESTATUS[0]}
 run_scale
+run_serve
 run_workers
 exit "$status"

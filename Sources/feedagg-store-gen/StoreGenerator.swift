@@ -1,7 +1,12 @@
 import FeedCore
+import FeedStorage
 import FeedStore
 import DeterministicRandom
 import Foundation
+
+#if PostgreSQL
+    import PostgresFeedStore
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -10,6 +15,8 @@ import Foundation
 /// `feedagg-store-gen`: writes a large store for the read benchmarks (`Scripts/bench.sh --workloads
 /// READ`), through FeedStore's real commit path (`commitPull` per feed, then `placeUndatedItems`),
 /// so the maintained order, the shared marks and the counters are exactly what `feedagg pull` writes.
+/// `--db postgres://…` writes the same items into an empty PostgreSQL database instead, through
+/// `PostgresFeedStore` and the same ``StoreDriver`` calls (`Scripts/bench-serve.py`, READ-SERVE).
 ///
 /// Deterministic for a seed: `--feeds` feeds (`feed000`…) of `--items` items each, dated at random
 /// seconds over one year (so some share a second), `--undated` of them without a date,
@@ -19,6 +26,8 @@ import Foundation
 struct StoreGenerator {
     struct Options {
         var output = ""
+        /// A PostgreSQL URL (`--db postgres://…`) instead of `--out FILE`.
+        var database = ""
         var feeds = 100
         var items = 10_000
         var seed: UInt64 = 1
@@ -28,7 +37,7 @@ struct StoreGenerator {
     }
 
     static let usage = """
-        usage: feedagg-store-gen --out FILE [--feeds N] [--items N] [--seed N] [--undated FRACTION]
+        usage: feedagg-store-gen (--out FILE | --db postgres://…) [--feeds N] [--items N] [--seed N] [--undated FRACTION]
                                  [--duplicates FRACTION] [--raw-bytes N]
         """
 
@@ -62,6 +71,7 @@ struct StoreGenerator {
         while index < arguments.count {
             switch arguments[index] {
             case "--out": options.output = try value("--out")
+            case "--db": options.database = try value("--db")
             case "--feeds": options.feeds = try number("--feeds")
             case "--items": options.items = try number("--items")
             case "--seed": options.seed = try number("--seed")
@@ -72,16 +82,40 @@ struct StoreGenerator {
             }
             index += 1
         }
-        guard !options.output.isEmpty else { throw UsageError(description: "--out is required") }
+        guard options.output.isEmpty != options.database.isEmpty else {
+            throw UsageError(description: "give one of --out FILE and --db postgres://…")
+        }
+        guard options.database.isEmpty || PostgresURL.isPostgres(options.database) else {
+            throw UsageError(description: "--db takes a postgres:// URL (a SQLite file is --out FILE)")
+        }
         return options
     }
 
-    static func generate(_ options: Options) throws {
-        if FileManager.default.fileExists(atPath: options.output) {
-            throw UsageError(description: "\(options.output) exists: remove it first")
+    /// The store the options name, its clock fixed (so a seed always gives the same stamps): a new
+    /// SQLite file, or an empty PostgreSQL database.
+    static func open(_ options: Options, now: @escaping @Sendable () -> Date) throws -> (any StoreDriver, String) {
+        guard !options.database.isEmpty else {
+            if FileManager.default.fileExists(atPath: options.output) {
+                throw UsageError(description: "\(options.output) exists: remove it first")
+            }
+            return (try FeedStore.open(path: options.output, now: now), options.output)
         }
+        let url = try PostgresURL(options.database, environment: ProcessInfo.processInfo.environment)
+        #if PostgreSQL
+            let store = try PostgresFeedStore.open(url: url, now: now)
+            guard try store.feedNames().isEmpty else {
+                try store.close()
+                throw UsageError(description: "\(url.redacted) already holds feeds: give an empty database")
+            }
+            return (store, url.redacted)
+        #else
+            throw UsageError(description: "\(url.redacted): this feedagg-store-gen was built without the PostgreSQL trait")
+        #endif
+    }
+
+    static func generate(_ options: Options) throws {
         var random = SplitMix(state: options.seed)  // a seed always gives the same store
-        let store = try FeedStore.open(path: options.output, now: { Date(timeIntervalSince1970: 1_764_000_000) })
+        let (store, location) = try open(options, now: { Date(timeIntervalSince1970: 1_764_000_000) })
         let start = ContinuousClock.now
         let names = (0..<options.feeds).map { String(format: "feed%03d", $0) }
         let padding = String(repeating: "x", count: max(0, options.rawBytes - 120))
@@ -112,7 +146,7 @@ struct StoreGenerator {
         try store.close()
         let end = ContinuousClock.now
         print(
-            "wrote \(options.feeds * options.items) items in \(options.feeds) feeds to \(options.output): commits "
+            "wrote \(options.feeds * options.items) items in \(options.feeds) feeds to \(location): commits "
                 + "\(written - start), placing \(placed) undated items \(end - written)")
     }
 }
