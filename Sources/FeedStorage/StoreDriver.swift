@@ -45,6 +45,10 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// Writes one accepted page of the pull `ticket` holds, invisible until ``finishPull(_:ticket:keepResume:)``.
     @discardableResult
     func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary
+    /// ``stagePage(_:ticket:)`` for async callers (a pull's page writer). The default runs the
+    /// synchronous write on a thread of its own; an engine with an async driver awaits it instead.
+    @discardableResult
+    func stage(_ page: AcceptedPage, ticket: PullTicket) async throws -> CommitSummary
     /// Ends the pull `ticket` holds, revealing everything it staged, in one transaction.
     @discardableResult
     func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary
@@ -98,6 +102,17 @@ public protocol StoreDriver: AnyObject, Sendable {
 }
 
 extension StoreDriver {
+    /// Runs ``stagePage(_:ticket:)`` on a dispatch queue of its own, never blocking a thread of
+    /// Swift's cooperative pool on the store.
+    @discardableResult
+    public func stage(_ page: AcceptedPage, ticket: PullTicket) async throws -> CommitSummary {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "feedagg.store-call").async {
+                continuation.resume(with: Result { try self.stagePage(page, ticket: ticket) })
+            }
+        }
+    }
+
     /// No snapshot: every read goes to the store (see the requirement).
     public func pullMemorySnapshot(feeds: [String]) throws -> PullMemorySnapshot? { nil }
 

@@ -75,7 +75,7 @@ final class StorePageSink: PageSink, Sendable {
         let store = self.store
         let ticket = self.ticket
         do {
-            let summary = try await Aggregator.offPool { try store.stagePage(page, ticket: ticket) }
+            let summary = try await store.stage(page, ticket: ticket)
             let retain = self.retain
             tally.withLock { tally in
                 tally.summary.inserted += summary.inserted

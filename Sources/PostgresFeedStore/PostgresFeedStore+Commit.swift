@@ -16,7 +16,7 @@ extension PostgresFeedStore {
         let keepRaw = self.keepRaw
         let host = Self.hostName
         let timeout = claimTimeout
-        return try transaction("commit feed '\(pull.feed)'") { db in
+        let summary = try transaction("commit feed '\(pull.feed)'") { db in
             try await Self.ensureFeed(pull.feed, source: pull.source, config: nil, in: db)
             try await Self.lockFeed(pull.feed, in: db)
             if try await !Self.isClaimedByLiveProcess(pull.feed, host: host, timeout: timeout, now: now, in: db) {
@@ -28,9 +28,24 @@ extension PostgresFeedStore {
             for entry in pull.cacheEntries {
                 try await Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
             }
-            summary.missing = try await Self.finish(pull, pull: number, startedPull: number, now: now, in: db)
+            summary.missing = try await Self.finish(pull, pull: number, startedPull: number, now: now, in: db).missing
             return summary
         }
+        refreshStatistics(afterRevealing: summary.inserted)
+        return summary
+    }
+
+    /// Items a commit makes visible past which the planner's statistics of `item` are refreshed.
+    static let statisticsRefreshThreshold = 10_000
+
+    /// Refreshes the planner's statistics of `item` (`ANALYZE`, a sample of the table: a fraction of
+    /// a second at a million items) after a commit made `count` items visible, when that is many:
+    /// until autovacuum gets to it (a minute or more), a table filled by a first pull is planned as
+    /// if it were empty, and the reads that follow it — the counts, the de-duplication lookups —
+    /// would scan it whole. A failure only leaves that to autovacuum.
+    func refreshStatistics(afterRevealing count: Int) {
+        guard count >= Self.statisticsRefreshThreshold else { return }
+        _ = try? statement("refresh the statistics of the item table") { db in try await db.exec("ANALYZE item") }
     }
 
     /// Inserts or updates the feed's row; a non-nil `config` becomes its owning configuration.
@@ -44,8 +59,33 @@ extension PostgresFeedStore {
 
     /// Locks the feed's row until the transaction ends: two writers of one feed take turns (SQLite's
     /// single writer gives the same for free).
+    ///
+    /// The same statement steers the transaction's plans to the indexes (`enable_seqscan` and
+    /// `enable_bitmapscan` off, for this transaction only): every statement a write runs finds its
+    /// rows by key, but while a first pull fills an empty table its statistics say it is nearly
+    /// empty (ANALYZE has not run yet), and the planner then scanned the whole table, or the whole
+    /// feed, for each page's lookups and shared marks — a first pull of 50,000 items spent most of
+    /// its time there.
     static func lockFeed(_ feed: String, in db: PostgresConnection) async throws {
-        try await db.exec("SELECT 1 FROM feed WHERE name = \(feed) FOR UPDATE")
+        try await db.exec(
+            """
+            SELECT set_config('enable_seqscan', 'off', TRUE), set_config('enable_bitmapscan', 'off', TRUE)
+            FROM feed WHERE name = \(feed) FOR UPDATE
+            """)
+    }
+
+    /// ``lockFeed(_:in:)``, and in the same statement whether `owner` on `host` still holds the
+    /// feed's claim (one round trip for each page a pull writes).
+    static func lockFeed(_ feed: String, in db: PostgresConnection, heldBy owner: PullOwner, host: String) async throws
+        -> Bool
+    {
+        try await db.row(
+            """
+            SELECT set_config('enable_seqscan', 'off', TRUE), set_config('enable_bitmapscan', 'off', TRUE),
+                EXISTS (SELECT 1 FROM pull_checkpoint
+                    WHERE feed = \(feed) AND owner = \(owner.description) AND owner_host = \(host)) AS held
+            FROM feed WHERE name = \(feed) FOR UPDATE
+            """)?.get("held", Bool.self) ?? false
     }
 
     /// The number the feed's next committed pull gets.
@@ -54,9 +94,10 @@ extension PostgresFeedStore {
     }
 
     /// Ends pull `number` of a feed: records it, reveals what it staged and marks missing items;
-    /// returns the number of missing items. See SQLite's `FeedStore.finish`.
+    /// returns the number of missing items and of the staged items it made visible. See SQLite's
+    /// `FeedStore.finish`.
     static func finish(_ pull: FeedPull, pull number: Int64, startedPull: Int64, now: Double, in db: PostgresConnection)
-        async throws -> Int
+        async throws -> (missing: Int, revealed: Int)
     {
         let succeeded = pull.error == nil
         let settled = succeeded && !pull.limited
@@ -70,11 +111,13 @@ extension PostgresFeedStore {
                 page_count = COALESCE(\(pageCount), page_count)
             WHERE name = \(pull.feed)
             """)
-        try await db.exec(
-            """
-            WITH revealed AS (UPDATE item SET staged = FALSE WHERE feed = \(pull.feed) AND staged RETURNING 1)
-            UPDATE feed SET visible_items = visible_items + (SELECT COUNT(*) FROM revealed) WHERE name = \(pull.feed)
-            """)
+        let revealed =
+            try await db.row(
+                """
+                WITH revealed AS (UPDATE item SET staged = FALSE WHERE feed = \(pull.feed) AND staged RETURNING 1)
+                UPDATE feed SET visible_items = visible_items + (SELECT COUNT(*) FROM revealed) WHERE name = \(pull.feed)
+                RETURNING (SELECT COUNT(*) FROM revealed) AS revealed
+                """)?.get("revealed", Int64.self) ?? 0
         // Changed items take their new versions: a dated item sorts by its (maybe new) date, an
         // undated one keeps the place it was given unless it was dated before (SQLite's applyUpdate).
         let updatedKeys = try await db.rows(
@@ -104,15 +147,16 @@ extension PostgresFeedStore {
                 body = excluded.body, page = excluded.page, stored_at = excluded.stored_at
             """)
         try await db.exec("DELETE FROM staged_cache WHERE feed = \(pull.feed)")
-        guard settled && pull.complete else { return 0 }
+        guard settled && pull.complete else { return (0, Int(revealed)) }
         try await db.exec(
             """
             UPDATE item SET missing_since = \(now)
             WHERE feed = \(pull.feed) AND seen_pull < \(startedPull) AND missing_since IS NULL
             """)
-        return Int(
+        let missing = Int(
             try await db.row("SELECT COUNT(*) AS n FROM item WHERE feed = \(pull.feed) AND seen_pull < \(startedPull)")?
                 .get("n", Int64.self) ?? 0)
+        return (missing, Int(revealed))
     }
 
     /// Writes a remembered response (staged: until the pull ends).

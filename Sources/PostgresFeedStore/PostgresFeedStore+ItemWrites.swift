@@ -65,8 +65,7 @@ extension PostgresFeedStore {
 
         var touchedKeys: [String] = []
         if !inserts.isEmpty {
-            try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
-            touchedKeys += inserts.map(\.dedupKey)
+            touchedKeys += try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
         }
         if !unchanged.isEmpty {
             try await db.exec(
@@ -94,17 +93,21 @@ extension PostgresFeedStore {
         return summary
     }
 
-    /// The stored versions of `ids` of `feed`, by id, in one statement.
+    /// The stored versions of `ids` of `feed`, by id, in one statement: a primary-key probe per id.
+    /// Written as a `LATERAL` subquery with `LIMIT 1` (which the planner cannot flatten into a join)
+    /// so that the plan does not depend on the table's statistics: `feed = $1 AND id = ANY($2)`, and
+    /// a join with the ids, were planned as a walk of the whole feed while a first pull filled it.
     private static func storedVersions(of ids: [String], feed: String, in db: PostgresConnection) async throws
         -> [String: StoredVersion]
     {
         var versions: [String: StoredVersion] = [:]
         for raw in try await db.rows(
             """
-            SELECT id, content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
-                (raw IS NULL) AS raw_missing, title, summary, url, author_name, author_url, author_avatar, image_url,
-                published, updated
-            FROM item WHERE feed = \(feed) AND id = ANY(\(ids)::text[])
+            SELECT stored.* FROM unnest(\(ids)::text[]) AS wanted(id), LATERAL (
+                SELECT id, content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
+                    (raw IS NULL) AS raw_missing, title, summary, url, author_name, author_url, author_avatar, image_url,
+                    published, updated
+                FROM item WHERE item.feed = \(feed) AND item.id = wanted.id LIMIT 1) AS stored
             """)
         {
             let row = raw.makeRandomAccess()
@@ -149,13 +152,14 @@ extension PostgresFeedStore {
 
     private static var contentNames: String { contentColumns.map(\.name).joined(separator: ", ") }
 
-    /// Inserts new items after the feed's last position, in one statement (shared marks follow).
+    /// Inserts new items after the feed's last position (in the order given), in one statement.
+    /// A new item is marked shared when another row already carries its dedup key, or another new
+    /// item does; returns those keys, whose other rows are then marked too (``markShared(_:in:)``).
     private static func insert(
         _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, in db: PostgresConnection
-    ) async throws {
-        let next =
-            try await db.row("SELECT COALESCE(MAX(feed_position) + 1, 0) AS next FROM item WHERE feed = \(feed)")?
-            .get("next", Int64.self) ?? 0
+    ) async throws -> [String] {
+        var counts: [String: Int] = [:]
+        for item in items { counts[item.dedupKey, default: 0] += 1 }
         var binds = PostgresBindings()
         binds.append(feed)
         binds.append(now)
@@ -164,18 +168,29 @@ extension PostgresFeedStore {
         contentArrays(items.map(\.item), into: &binds)
         binds.append(items.map(\.dedupKey))
         binds.append(PostgresNullableArray(items.map { $0.item.sortDate?.timeIntervalSince1970 }))
-        binds.append(items.indices.map { next + Int64($0) })
+        binds.append(items.indices.map { Int64($0) })
         binds.append(items.map(\.hash))
+        binds.append(items.map { counts[$0.dedupKey, default: 0] > 1 })
         let source = unnest(
-            from: 5, extra: [("dedup_key", "text"), ("sort_key", "float8"), ("feed_position", "int8"), ("content_hash", "int8")])
-        try await db.exec(
+            from: 5,
+            extra: [
+                ("dedup_key", "text"), ("sort_key", "float8"), ("wire_index", "int8"), ("content_hash", "int8"),
+                ("repeated", "bool"),
+            ])
+        return try await db.rows(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO item (feed, \(contentNames), dedup_key, sort_key, feed_position, content_hash,
-                        first_seen_at, last_seen_at, seen_pull, staged, shared)
-                    SELECT $1, \(contentNames), dedup_key, sort_key, feed_position, content_hash, $2, $2, $3, $4, FALSE
-                    FROM \(source)
-                    """, binds: binds))
+                    WITH inserted AS (
+                        INSERT INTO item (feed, \(contentNames), dedup_key, sort_key, feed_position, content_hash,
+                            first_seen_at, last_seen_at, seen_pull, staged, shared)
+                        SELECT $1, \(contentNames), dedup_key, sort_key, next.position + wire_index, content_hash, $2, $2,
+                            $3, $4, repeated OR EXISTS (SELECT 1 FROM item carrier WHERE carrier.dedup_key = u.dedup_key)
+                        FROM \(source),
+                            (SELECT COALESCE(MAX(feed_position) + 1, 0) AS position FROM item WHERE feed = $1) AS next
+                        RETURNING dedup_key, shared)
+                    SELECT DISTINCT dedup_key FROM inserted WHERE shared
+                    """, binds: binds)
+        ).map { try $0.decode(String.self) }
     }
 
     /// Writes the new versions of changed items to `staged_update`, where they wait for the pull's end.

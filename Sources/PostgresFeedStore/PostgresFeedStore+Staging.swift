@@ -87,22 +87,35 @@ extension PostgresFeedStore {
     ///   feed over.
     @discardableResult
     public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
+        let write = pageWrite(page, ticket: ticket)
+        return try transaction(write.operation, write.run)
+    }
+
+    /// ``stagePage(_:ticket:)`` from async code: the pull's page writer awaits PostgresNIO directly,
+    /// with no thread blocked on the bridge.
+    @discardableResult
+    public func stage(_ page: AcceptedPage, ticket: PullTicket) async throws -> CommitSummary {
+        let write = pageWrite(page, ticket: ticket)
+        return try await asyncTransaction(write.operation, write.run)
+    }
+
+    /// The transaction writing one staged page: the feed locked and the claim checked in one
+    /// statement, the resume point, the items (``writeItems(_:feed:pull:now:staged:keepRaw:in:)``),
+    /// the page's validators.
+    private func pageWrite(_ page: AcceptedPage, ticket: PullTicket) -> (
+        operation: String, run: @Sendable (PostgresConnection) async throws -> CommitSummary
+    ) {
         let now = self.now().timeIntervalSince1970
         let prepared = PreparedItem.prepare(page.items, source: ticket.source, keepRaw: keepRaw)
         let keepRaw = self.keepRaw
         let location = self.location
         let host = Self.hostName
-        return try transaction("save page \(page.number) of feed '\(ticket.feed)'") { db in
-            try await Self.lockFeed(ticket.feed, in: db)
-            guard
-                try await db.row(
-                    """
-                    SELECT 1 AS held FROM pull_checkpoint
-                    WHERE feed = \(ticket.feed) AND owner = \(ticket.owner.description) AND owner_host = \(host)
-                    """) != nil
-            else {
+        let operation = "save page \(page.number) of feed '\(ticket.feed)'"
+        return (operation, { db in
+            let held = try await Self.lockFeed(ticket.feed, in: db, heldBy: ticket.owner, host: host)
+            guard held else {
                 throw StoreError(
-                    kind: .claimLost, path: location, operation: "save page \(page.number) of feed '\(ticket.feed)'",
+                    kind: .claimLost, path: location, operation: operation,
                     detail: "another feedagg process took over this feed's pull")
             }
             try await Self.saveResumePoint(page.resume, feed: ticket.feed, now: now, in: db)
@@ -116,7 +129,7 @@ extension PostgresFeedStore {
                 try await Self.storeCacheEntry(entry, feed: ticket.feed, now: now, staged: true, in: db)
             }
             return summary
-        }
+        })
     }
 
     /// Records where the walk continues after a saved page (URLs redacted). The whole resume point is
@@ -142,11 +155,12 @@ extension PostgresFeedStore {
     public func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary {
         let now = self.now().timeIntervalSince1970
         if try finishUnstaged(pull, keepResume: keepResume, now: now) { return CommitSummary() }
-        return try transaction("commit feed '\(pull.feed)'") { db in
+        let (summary, revealed) = try transaction("commit feed '\(pull.feed)'") { db in
             try await Self.lockFeed(pull.feed, in: db)
             var summary = CommitSummary()
-            summary.missing = try await Self.finish(
+            let finished = try await Self.finish(
                 pull, pull: ticket.pull, startedPull: ticket.startedPull, now: now, in: db)
+            summary.missing = finished.missing
             for entry in pull.cacheEntries {
                 try await Self.storeCacheEntry(entry, feed: pull.feed, now: now, staged: false, in: db)
             }
@@ -160,8 +174,10 @@ extension PostgresFeedStore {
             } else {
                 try await db.exec("DELETE FROM pull_checkpoint WHERE feed = \(pull.feed)")
             }
-            return summary
+            return (summary, finished.revealed)
         }
+        refreshStatistics(afterRevealing: revealed)
+        return summary
     }
 
     /// Ends a pull that staged nothing (page 1 answered `304`, or it failed before a page was

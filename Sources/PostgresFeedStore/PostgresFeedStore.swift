@@ -156,21 +156,40 @@ public final class PostgresFeedStore: StoreDriver {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) throws -> T {
         try access(operation, timeout: timeout) { [client] in
-            try await client.withConnection { connection in
-                // A deadlock (two commits marking each other's rows shared) rolls one back: it runs again.
-                for attempt in 1...Self.deadlockAttempts {
-                    try await connection.exec(begin)
-                    do {
-                        let result = try await body(connection)
-                        try await connection.exec("COMMIT")
-                        return result
-                    } catch {
-                        _ = try? await connection.exec("ROLLBACK")
-                        guard attempt < Self.deadlockAttempts, Self.isDeadlock(error) else { throw error }
-                    }
+            try await Self.runTransaction(on: client, begin: begin, body)
+        }
+    }
+
+    /// ``transaction(_:_:)`` for async callers: awaits the driver directly (no bridge).
+    func asyncTransaction<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await Self.runTransaction(on: client, begin: "BEGIN", body)
+        } catch {
+            throw mapped(error, operation: operation)
+        }
+    }
+
+    /// `begin`, `body` and `COMMIT` on one leased connection (`ROLLBACK` when `body` throws); run
+    /// again when PostgreSQL picked it as a deadlock's victim (two commits marking each other's
+    /// rows shared).
+    private static func runTransaction<T: Sendable>(
+        on client: PostgresClient, begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            for attempt in 1...Self.deadlockAttempts {
+                try await connection.exec(begin)
+                do {
+                    let result = try await body(connection)
+                    try await connection.exec("COMMIT")
+                    return result
+                } catch {
+                    _ = try? await connection.exec("ROLLBACK")
+                    guard attempt < Self.deadlockAttempts, Self.isDeadlock(error) else { throw error }
                 }
-                preconditionFailure("unreachable: the last attempt returns or throws")
             }
+            preconditionFailure("unreachable: the last attempt returns or throws")
         }
     }
 
@@ -187,15 +206,20 @@ public final class PostgresFeedStore: StoreDriver {
     ) throws -> T {
         do {
             return try bridge.wait(timeout: timeout, body)
-        } catch let error as StoreError {
-            throw error
-        } catch let timedOut as PostgresBridge.TimedOut {
-            throw StoreError(
+        } catch {
+            throw mapped(error, operation: operation)
+        }
+    }
+
+    /// The ``StoreError`` to throw for `error`, naming the server.
+    private func mapped(_ error: any Error, operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let timedOut = error as? PostgresBridge.TimedOut {
+            return StoreError(
                 kind: .database, path: url.redacted, operation: operation,
                 detail: "PostgreSQL at \(url.endpoint) did not answer within \(Int(timedOut.after.seconds)) s")
-        } catch {
-            throw StoreError.postgres(error, url: url, operation: operation)
         }
+        return StoreError.postgres(error, url: url, operation: operation)
     }
 }
 
