@@ -95,6 +95,11 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// When the store first saw each of `items`; items not stored (or staged) are absent.
     func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
 
+    /// A number that moves with every change a stream read can see — a feed's commit, undated items
+    /// placed, feeds deleted or pruned — made by any process writing the store; equal numbers mean
+    /// equal reads. (`feedagg serve` keeps its most-polled pages rendered while it holds.)
+    func changeVersion() throws -> Int64
+
     /// The names of the applied schema migrations, oldest first.
     func schemaVersions() throws -> [String]
     /// Closes the store's connections; any later call fails.

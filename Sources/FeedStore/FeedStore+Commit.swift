@@ -222,6 +222,7 @@ extension FeedStore {
                 "items": pull.itemCount, "succeeded": settled, "feed": pull.feed,
                 "pageCount": settled ? pull.pageCount : nil,
             ])
+        try Schema.noteChange(in: db)
         try db.execute(sql: "UPDATE item SET staged = 0 WHERE feed = ? AND staged = 1", arguments: [pull.feed])
         let revealed = db.changesCount
         if revealed > 0 {

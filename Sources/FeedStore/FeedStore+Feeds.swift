@@ -60,6 +60,13 @@ extension FeedStore {
         }
     }
 
+    /// The store's change number: it moves with every change a read can see (schema `v6`).
+    public func changeVersion() throws -> Int64 {
+        try reading("read the change number") { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
+        }
+    }
+
     /// Every stored feed's name, sorted (feeds pulled together are stored in no fixed order).
     public func feedNames() throws -> [String] {
         try reading("read the feed names") { db in
@@ -78,6 +85,7 @@ extension FeedStore {
     }
 
     static func delete(_ doomed: [String], in db: Database) throws -> (feeds: Int, items: Int) {
+        if !doomed.isEmpty { try Schema.noteChange(in: db) }
         var items = 0
         for feed in doomed {
             items += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE feed = ? AND staged = 0", arguments: [feed]) ?? 0

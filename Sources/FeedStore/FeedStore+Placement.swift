@@ -49,6 +49,7 @@ extension FeedStore {
             try update.execute(arguments: [placement.sortKey, placement.feed, placement.id])
             placed += 1
         }
+        if placed > 0 { try Schema.noteChange(in: db) }
         return placed
     }
 }

@@ -153,6 +153,22 @@ enum Schema {
                     CREATE INDEX item_shared ON item(dedup_key, feed) WHERE shared = 1 AND staged = 0;
                     """)
         }
+        // A number every change a read can see moves (a feed's commit, undated items placed, feeds
+        // deleted or pruned), in any process writing the store: `feedagg serve` keeps the pages readers
+        // poll most rendered while it stays the same, and answers a matching `If-None-Match` from it.
+        migrator.registerMigration("v6") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE store_change (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+                    INSERT INTO store_change (id, version) VALUES (1, 0);
+                    """)
+        }
         return migrator
+    }
+
+    /// Moves the store's change number (schema `v6`), inside the write transaction that changed
+    /// what a read can see.
+    static func noteChange(in db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE store_change SET version = version + 1 WHERE id = 1").execute()
     }
 }

@@ -26,20 +26,20 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try error.response(from: request, context: context)
         }
         guard response.status != .notModified else { return response }
-        let collector = BodyCollector()
+        // A response kept rendered (RenderedPages) comes with its tag: a match needs no body.
+        let preset = response.headers[.eTag].map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        let readOnly = request.method == .get || request.method == .head
+        let revalidated = readOnly && (200..<300).contains(response.status.code)
+        if revalidated, let preset, EntityTag.matches(request.headers[values: .ifNoneMatch], tag: preset) {
+            return Self.notModified(response, tag: preset)
+        }
+        let collector = BufferCollector()
         try await response.body.write(collector)
         var body = collector.buffer
-        let tag = EntityTag.of(body)
+        let tag = preset ?? EntityTag.of(body)
         response.headers[.vary] = "Accept-Encoding"
-        let readOnly = request.method == .get || request.method == .head
-        if readOnly && (200..<300).contains(response.status.code)
-            && EntityTag.matches(request.headers[values: .ifNoneMatch], tag: tag)
-        {
-            var headers = HTTPFields()
-            for field in response.headers where Self.keptOn304.contains(field.name) { headers.append(field) }
-            headers[.eTag] = "\"\(tag)\""
-            ServerMetrics.recordNotModified()
-            return Response(status: .notModified, headers: headers)
+        if revalidated && EntityTag.matches(request.headers[values: .ifNoneMatch], tag: tag) {
+            return Self.notModified(response, tag: tag)
         }
         if body.readableBytes >= Self.minimumCompressedSize, Self.acceptsGzip(request.headers[values: .acceptEncoding]),
             response.headers[.contentEncoding] == nil
@@ -63,6 +63,16 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
             response.body = ResponseBody(contentLength: length) { writer in try await writer.finish(nil) }
         }
         return response
+    }
+
+    /// The `304 Not Modified` answering a request for `response`, whose tag is `tag`.
+    static func notModified(_ response: Response, tag: String) -> Response {
+        var headers = HTTPFields()
+        for field in response.headers where keptOn304.contains(field.name) { headers.append(field) }
+        headers[.vary] = "Accept-Encoding"
+        headers[.eTag] = "\"\(tag)\""
+        ServerMetrics.recordNotModified()
+        return Response(status: .notModified, headers: headers)
     }
 
     /// The headers a 304 repeats (RFC 9110 §15.4.5), besides `ETag`.
@@ -113,7 +123,7 @@ enum EntityTag {
 }
 
 /// Collects a response body's buffers into one.
-private final class BodyCollector: ResponseBodyWriter {
+final class BufferCollector: ResponseBodyWriter {
     var buffer = ByteBuffer()
 
     func write(_ part: ByteBuffer) async throws {

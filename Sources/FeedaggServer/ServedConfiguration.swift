@@ -16,17 +16,20 @@ struct ServedConfiguration: Sendable {
 
 /// The current ``ServedConfiguration``, shared by the routes and the scheduler.
 final class ConfigurationBox: Sendable {
-    private let state: Mutex<ServedConfiguration>
+    private let state: Mutex<(configuration: ServedConfiguration, generation: Int)>
 
     init(_ configuration: ServedConfiguration) {
-        state = Mutex(configuration)
+        state = Mutex((configuration, 0))
     }
 
     /// The configuration in effect now.
-    var current: ServedConfiguration { state.withLock { $0 } }
+    var current: ServedConfiguration { state.withLock { $0.configuration } }
+
+    /// How many times the configuration was replaced (what pages rendered from it are keyed by).
+    var generation: Int { state.withLock { $0.generation } }
 
     /// Replaces the configuration.
     func replace(with configuration: ServedConfiguration) {
-        state.withLock { $0 = configuration }
+        state.withLock { $0 = (configuration, $0.generation + 1) }
     }
 }

@@ -38,6 +38,11 @@ enum ServerMetrics {
         Counter(label: "feedagg_http_not_modified_total").increment()
     }
 
+    /// Counts a first page answered from the pages kept rendered (`RenderedPages`).
+    static func recordKeptPage() {
+        Counter(label: "feedagg_http_kept_pages_total").increment()
+    }
+
     /// Counts a gzip-compressed answer.
     static func recordGzip() {
         Counter(label: "feedagg_http_gzip_total").increment()

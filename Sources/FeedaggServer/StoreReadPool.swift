@@ -26,9 +26,16 @@ final class StoreReadPool: Sendable {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let answer = Once(continuation)
-            threads.runIfActive(eventLoop: loop, body).whenComplete { answer.resume(with: $0) }
             let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            loop.scheduleTask(in: .nanoseconds(nanoseconds)) { answer.resume(with: .failure(Timeout(limit: timeout))) }
+            // Cancelled when the read returns: a deadline left scheduled for every read piled up
+            // 30 s worth of timers (300,000 at 10,000 reads a second).
+            let deadline = loop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                answer.resume(with: .failure(Timeout(limit: timeout)))
+            }
+            threads.runIfActive(eventLoop: loop, body).whenComplete { result in
+                deadline.cancel()
+                answer.resume(with: result)
+            }
         }
     }
 

@@ -41,6 +41,17 @@ struct StreamReader: Sendable {
         }
     }
 
+    /// The store's change number (``StoreDriver/changeVersion()``), read on the server's store
+    /// threads; `nil` without a store kept open (each read opens its own: nothing to key pages by).
+    func changeVersion() async throws(RequestProblem) -> Int64? {
+        guard let store = lentStore else { return nil }
+        do {
+            return try await readPool.run(timeout: Self.readTimeout) { try store.changeVersion() }
+        } catch {
+            throw problem(error)
+        }
+    }
+
     /// `feedagg feeds --format json` for the running configuration, without the configuration
     /// that owns each feed, and with each stored error as it may be served (``PrivateText``: no
     /// path of the machine's, no secret).

@@ -14,6 +14,8 @@ struct StreamRoutes: Sendable {
     let sourceTypes: [String]
     /// The scheduler, for each feed's worker and next due time when workers share the schedule.
     var scheduler: PullScheduler? = nil
+    /// First pages kept rendered until the store changes.
+    var pages = RenderedPages()
 
     /// Adds the routes to `router`.
     func register(on router: Router<ServeRequestContext>) {
@@ -49,6 +51,41 @@ struct StreamRoutes: Sendable {
     /// `/api/items`: the JSON page of `show --format json`, with `Link: <…>; rel="next"`.
     func items(_ request: Request) async throws(RequestProblem) -> Response {
         let query = try StreamQuery(request.uri, names: reader.configuration.current.names, sourceTypes: sourceTypes)
+        return try await kept(request, firstPage: query.after == nil) { () async throws(RequestProblem) in
+            try await renderItems(request, query: query)
+        }
+    }
+
+    /// The response of `render`, kept in ``pages`` for a first page (no `after`) until the store
+    /// changes, and answered from there while it has not (see ``RenderedPages``).
+    func kept(
+        _ request: Request, firstPage: Bool, render: () async throws(RequestProblem) -> Response
+    ) async throws(RequestProblem) -> Response {
+        guard firstPage, let version = try await reader.changeVersion() else { return try await render() }
+        let key =
+            "\(reader.configuration.generation) \(PublicURL(request, hosts: hosts).origin) \(request.uri.path)?\(request.uri.query ?? "")"
+        if let page = pages.page(key, version: version) {
+            ServerMetrics.recordKeptPage()
+            return RenderedPages.response(page)
+        }
+        let response = try await render()
+        var body = ByteBuffer()
+        do {
+            let collector = BufferCollector()
+            try await response.body.write(collector)
+            body = collector.buffer
+        } catch {
+            return response
+        }
+        let page = RenderedPages.Page(version: version, headers: response.headers, body: body, tag: EntityTag.of(body))
+        if response.status == .ok { pages.keep(page, as: key) }
+        var rendered = RenderedPages.response(page)
+        rendered.status = response.status
+        return rendered
+    }
+
+    /// ``items(_:)`` rendered from the store.
+    func renderItems(_ request: Request, query: StreamQuery) async throws(RequestProblem) -> Response {
         let (page, _) = try await reader.page(query)
         var response = Self.response(page.rendered(.json, next: nil).body, type: MediaTypes.json)
         if let next = page.nextCursor, !page.entries.isEmpty {
@@ -80,6 +117,15 @@ struct StreamRoutes: Sendable {
             }
             query.feeds = [feed]
         }
+        return try await kept(request, firstPage: query.after == nil) { () async throws(RequestProblem) in
+            try await renderDocument(request, path: path, format: format, feed: feed, query: query)
+        }
+    }
+
+    /// ``document(_:path:format:feed:)`` rendered from the store.
+    func renderDocument(_ request: Request, path: String, format: OutputFormat, feed: String?, query: StreamQuery)
+        async throws(RequestProblem) -> Response
+    {
         let (page, listed) = try await reader.page(query)
         let base = PublicURL(request, hosts: hosts)
         var own = query

@@ -147,6 +147,7 @@ extension PostgresFeedStore {
                 body = excluded.body, page = excluded.page, stored_at = excluded.stored_at
             """)
         try await db.exec("DELETE FROM staged_cache WHERE feed = \(pull.feed)")
+        try await PostgresSchema.noteChange(in: db)
         guard settled && pull.complete else { return (0, Int(revealed)) }
         try await db.exec(
             """
@@ -215,6 +216,7 @@ extension PostgresFeedStore {
                     \(placements.map(\.sortKey))::float8[]) AS u(feed, id, sort_key)
                 WHERE item.feed = u.feed AND item.id = u.id
                 """)
+            try await PostgresSchema.noteChange(in: db)
             return placements.count
         }
     }

@@ -207,6 +207,13 @@ extension PostgresFeedStore {
         }
     }
 
+    /// The store's change number (schema `v3`): it moves with every change a read can see.
+    public func changeVersion() throws -> Int64 {
+        try read("read the change number") { db in
+            try await db.row("SELECT version FROM store_change WHERE id = 1")?.get("version", Int64.self) ?? 0
+        }
+    }
+
     /// Records `config` as the owner of the stored feeds among `feeds`.
     public func assignOwner(_ config: String, feeds: [String]) throws {
         try transaction("record the configuration of the pulled feeds") { db in
@@ -237,6 +244,7 @@ extension PostgresFeedStore {
     }
 
     static func delete(_ doomed: [String], in db: PostgresConnection) async throws -> (Int, Int) {
+        if !doomed.isEmpty { try await PostgresSchema.noteChange(in: db) }
         var items = 0
         for feed in doomed {
             items += Int(

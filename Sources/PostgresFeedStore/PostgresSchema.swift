@@ -154,7 +154,23 @@ enum PostgresSchema {
                 "ANALYZE item",
             ]
         ),
+        // A number every change a read can see moves (a feed's commit, undated items placed, feeds
+        // deleted or pruned), in every process writing the database: `feedagg serve` keeps the pages
+        // readers poll most rendered while it stays the same. Moved late in each such transaction
+        // (the row lock it takes serialises the ends of concurrent commits, not their work).
+        (
+            "v3",
+            [
+                "CREATE TABLE store_change (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
+                "INSERT INTO store_change (id, version) VALUES (1, 0)",
+            ]
+        ),
     ]
+
+    /// Moves the store's change number (`v3`), in the transaction that changed what a read can see.
+    static func noteChange(in db: PostgresConnection) async throws {
+        try await db.exec("UPDATE store_change SET version = version + 1 WHERE id = 1")
+    }
 
     /// Applies the missing migrations on `connection`, in one transaction under the advisory lock.
     static func migrate(_ connection: PostgresConnection) async throws {

@@ -1,0 +1,48 @@
+import FeedCore
+import FeedStorage
+import FeedaggTesting
+import Foundation
+import Testing
+
+@Suite("The store's change number")
+struct ChangeVersionTests {
+    @Test("moves with every change a read can see (commit, staged pull finished, placement, delete, prune), and only then",
+        arguments: StoreEngine.allCases)
+    func movesWithVisibleChanges(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        var last = try store.changeVersion()
+        func expectMoved(_ what: String, _ moved: Bool = true) throws {
+            let now = try store.changeVersion()
+            #expect((now != last) == moved, "\(engine): \(what): \(last) -> \(now)")
+            last = now
+        }
+        try store.commitPull(pull("a", [item("1", day: 1), item("2")]))
+        try expectMoved("a commit")
+        try store.placeUndatedItems(feedOrder: ["a"])
+        try expectMoved("undated items placed")
+        try store.placeUndatedItems(feedOrder: ["a"])
+        try expectMoved("nothing left to place", false)
+        guard case .fresh(let ticket) = try store.beginPull(feed: "b", source: "test.items", fingerprint: "f", restart: true)
+        else { Issue.record("no claim"); return }
+        try expectMoved("a claim", false)
+        try store.stagePage(AcceptedPage(number: 1, items: [item("3", day: 2)]), ticket: ticket)
+        try expectMoved("a staged page (invisible)", false)
+        _ = try store.stream(feeds: ["a", "b"], limit: 10)
+        try expectMoved("a read", false)
+        try store.finishPull(pull("b", [item("3", day: 2)]), ticket: ticket, keepResume: false)
+        try expectMoved("a staged pull finished")
+        try store.delete(feeds: ["b"])
+        try expectMoved("a feed deleted")
+        try store.prune(keeping: ["a"])
+        try expectMoved("a prune that deletes nothing", false)
+        try store.prune(keeping: [])
+        try expectMoved("a prune")
+        // Another connection (another process) sees the same number.
+        let other = try opened.reopen()
+        defer { try? other.close() }
+        #expect(try other.changeVersion() == last)
+    }
+}
