@@ -1,4 +1,5 @@
 import FeedCore
+import FeedStorage
 import Foundation
 import GRDB
 
@@ -68,21 +69,17 @@ extension FeedStore {
         PreparedItem.prepare(items, source: source, keepRaw: keepRaw)
     }
 
-    /// Whether the stored row of `feed`/`id` holds exactly `item`'s mapped fields: how an item
-    /// rebuilt from a row stored without its JSON (a `304` page) is recognised as unchanged, although
-    /// its digest lacks the JSON the stored digest was taken with.
-    static func storedFieldsEqual(_ item: FeedItem, feed: String, in db: Database) throws -> Bool {
+    /// The mapped fields of the stored row of `feed`/`id`: how an item rebuilt from a row stored
+    /// without its JSON (a `304` page) is recognised as unchanged, although its digest lacks the
+    /// JSON the stored digest was taken with (see ``ItemWrite/of(_:stored:pull:keepRaw:storedFields:)``).
+    static func storedFields(of id: String, feed: String, in db: Database) throws -> FeedItem? {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT id, \(ItemColumns.names.joined(separator: ", ")) FROM item WHERE feed = ? AND id = ?"),
-                arguments: [feed, item.id])
-        else { return false }
-        var stored = try ItemColumns.item(from: row)
-        stored.raw = nil
-        var incoming = item
-        incoming.raw = nil
-        return stored == incoming
+                arguments: [feed, id])
+        else { return nil }
+        return try ItemColumns.item(from: row)
     }
 
     static func writeItems(
@@ -113,7 +110,24 @@ extension FeedStore {
             let item = prepared.item
             let hash = prepared.hash
             let dedupKey = prepared.dedupKey
-            guard let existing = try Row.fetchOne(lookup, arguments: [feed, item.id]) else {
+            let stored = try Row.fetchOne(lookup, arguments: [feed, item.id]).map { row in
+                StoredItemVersion(
+                    hash: try row.decode(Int64.self, forColumn: "content_hash"),
+                    sortKey: try row.decode(Double?.self, forColumn: "sort_key"),
+                    dated: try row.decode(Bool.self, forColumn: "dated"),
+                    seenPull: try row.decode(Int64.self, forColumn: "seen_pull"),
+                    rawMissing: try row.decode(Bool.self, forColumn: "raw_missing"))
+            }
+            let sortKey: Double?
+            switch try ItemWrite.of(prepared, stored: stored, pull: pull, keepRaw: keepRaw, storedFields: {
+                try storedFields(of: item.id, feed: feed, in: db)
+            }) {
+            case .skip: continue
+            case .unchanged:
+                try seen.execute(arguments: [now, pull, feed, item.id])
+                summary.unchanged += 1
+                continue
+            case .insert:
                 // Another row already carries the dedup key: both are marked shared.
                 let shared = try Bool.fetchOne(carried, arguments: [dedupKey]) ?? false
                 let values: [(any DatabaseValueConvertible)?] =
@@ -126,19 +140,7 @@ extension FeedStore {
                 nextPosition += 1
                 summary.inserted += 1
                 continue
-            }
-            if try existing.decode(Int64.self, forColumn: "seen_pull") == pull { continue }
-            let sameContent =
-                try existing.decode(Int64.self, forColumn: "content_hash") == hash
-                || (prepared.cameWithoutRaw && storedFieldsEqual(item, feed: feed, in: db))
-            // The stored JSON follows the store's retention: written when kept and missing, dropped
-            // when not kept (the first pull after `keep_raw` changes rewrites those rows once).
-            let rawMissing = try existing.decode(Bool.self, forColumn: "raw_missing")
-            let retained = keepRaw ? !(rawMissing && item.raw != nil) : rawMissing
-            if sameContent && retained {
-                try seen.execute(arguments: [now, pull, feed, item.id])
-                summary.unchanged += 1
-                continue
+            case .update(let key): sortKey = key
             }
             summary.updated += 1
             if staged {
@@ -156,8 +158,7 @@ extension FeedStore {
                     .execute(arguments: [pull, feed, item.id])
                 continue
             }
-            try applyUpdate(
-                item, dedupKey: dedupKey, hash: hash, existing: existing, feed: feed, pull: pull, now: now, in: db)
+            try applyUpdate(item, dedupKey: dedupKey, hash: hash, sortKey: sortKey, feed: feed, pull: pull, now: now, in: db)
         }
         if !staged && summary.inserted > 0 {
             try db.execute(
@@ -176,15 +177,11 @@ extension FeedStore {
         ).execute(arguments: [dedupKey])
     }
 
-    /// Updates a stored item in place. A dated item sorts by its (maybe new) date; an undated one
-    /// keeps the place it was given, unless it was dated before (then it waits to be placed again).
+    /// Updates a stored item in place, with its new sort key (``StoredItemVersion/sortKey(after:)``).
     static func applyUpdate(
-        _ item: FeedItem, dedupKey: String, hash: Int64, existing: Row, feed: String, pull: Int64, now: Double,
+        _ item: FeedItem, dedupKey: String, hash: Int64, sortKey: Double?, feed: String, pull: Int64, now: Double,
         in db: Database
     ) throws {
-        let wasDated = try existing.decode(Bool.self, forColumn: "dated")
-        let placedKey = try existing.decode(Double?.self, forColumn: "sort_key")
-        let sortKey = ItemColumns.datedSortKey(item) ?? (wasDated ? nil : placedKey)
         let assignments = ItemColumns.names.map { "\($0) = ?" }.joined(separator: ", ")
         let values: [(any DatabaseValueConvertible)?] =
             ItemColumns.values(item) + [dedupKey, sortKey, now, pull, hash, feed, item.id]
@@ -241,9 +238,12 @@ extension FeedStore {
                         """,
                     arguments: [pull.feed, item.id])
             else { continue }
+            let sortKey = StoredItemVersion.sortKey(
+                of: item, wasDated: try existing.decode(Bool.self, forColumn: "dated"),
+                placedKey: try existing.decode(Double?.self, forColumn: "sort_key"))
             try applyUpdate(
                 item, dedupKey: try row.decode(String.self, forColumn: "dedup_key"),
-                hash: try row.decode(Int64.self, forColumn: "content_hash"), existing: existing, feed: pull.feed,
+                hash: try row.decode(Int64.self, forColumn: "content_hash"), sortKey: sortKey, feed: pull.feed,
                 pull: number, now: now, in: db)
         }
         try db.execute(sql: "DELETE FROM staged_update WHERE feed = ?", arguments: [pull.feed])

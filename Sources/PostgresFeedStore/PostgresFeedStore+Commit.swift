@@ -67,11 +67,7 @@ extension PostgresFeedStore {
     /// feed, for each page's lookups and shared marks — a first pull of 50,000 items spent most of
     /// its time there.
     static func lockFeed(_ feed: String, in db: PostgresConnection) async throws {
-        try await db.exec(
-            """
-            SELECT set_config('enable_seqscan', 'off', TRUE), set_config('enable_bitmapscan', 'off', TRUE)
-            FROM feed WHERE name = \(feed) FOR UPDATE
-            """)
+        try await db.exec("SELECT \(unescaped: indexPlans) FROM feed WHERE name = \(feed) FOR UPDATE")
     }
 
     /// ``lockFeed(_:in:)``, and in the same statement whether `owner` on `host` still holds the
@@ -81,12 +77,14 @@ extension PostgresFeedStore {
     {
         try await db.row(
             """
-            SELECT set_config('enable_seqscan', 'off', TRUE), set_config('enable_bitmapscan', 'off', TRUE),
-                EXISTS (SELECT 1 FROM pull_checkpoint
-                    WHERE feed = \(feed) AND owner = \(owner.description) AND owner_host = \(host)) AS held
+            SELECT \(unescaped: indexPlans), EXISTS (SELECT 1 FROM pull_checkpoint
+                WHERE feed = \(feed) AND owner = \(owner.description) AND owner_host = \(host)) AS held
             FROM feed WHERE name = \(feed) FOR UPDATE
             """)?.get("held", Bool.self) ?? false
     }
+
+    /// The select-list items that turn sequential and bitmap scans off for the transaction.
+    private static let indexPlans = "set_config('enable_seqscan', 'off', TRUE), set_config('enable_bitmapscan', 'off', TRUE)"
 
     /// The number the feed's next committed pull gets.
     static func nextPullNumber(of feed: String, in db: PostgresConnection) async throws -> Int64 {
@@ -147,8 +145,11 @@ extension PostgresFeedStore {
                 body = excluded.body, page = excluded.page, stored_at = excluded.stored_at
             """)
         try await db.exec("DELETE FROM staged_cache WHERE feed = \(pull.feed)")
-        try await PostgresSchema.noteChange(in: db)
-        guard settled && pull.complete else { return (0, Int(revealed)) }
+        // The change number moves last: its row lock is held only from there to the COMMIT.
+        guard settled && pull.complete else {
+            try await PostgresSchema.noteChange(in: db)
+            return (0, Int(revealed))
+        }
         try await db.exec(
             """
             UPDATE item SET missing_since = \(now)
@@ -157,6 +158,7 @@ extension PostgresFeedStore {
         let missing = Int(
             try await db.row("SELECT COUNT(*) AS n FROM item WHERE feed = \(pull.feed) AND seen_pull < \(startedPull)")?
                 .get("n", Int64.self) ?? 0)
+        try await PostgresSchema.noteChange(in: db)
         return (missing, Int(revealed))
     }
 

@@ -14,16 +14,6 @@ import PostgresNIO
 /// count. The outcome is what SQLite's item-by-item `FeedStore.writeItems` gives (see there for the
 /// rules); the conformance and equivalence suites hold the two engines to it.
 extension PostgresFeedStore {
-    /// The stored version of an item, as a write compares it.
-    private struct StoredVersion {
-        var hash: Int64
-        var sortKey: Double?
-        var dated: Bool
-        var seenPull: Int64
-        var rawMissing: Bool
-        var fields: FeedItem
-    }
-
     /// Upserts `items` as pull `pull` saw them; see SQLite's `FeedStore.writeItems`. An id repeated
     /// in `items`, or already seen by this pull, keeps its first occurrence.
     static func writeItems(
@@ -40,24 +30,13 @@ extension PostgresFeedStore {
         var unchanged: [String] = []
         var changed: [(item: PreparedItem, sortKey: Double?)] = []
         for prepared in items {
-            let item = prepared.item
-            guard let existing = stored[item.id] else {
-                inserts.append(prepared)
-                continue
+            let stored = stored[prepared.item.id]
+            switch ItemWrite.of(prepared, stored: stored?.version, pull: pull, keepRaw: keepRaw, storedFields: { stored?.fields }) {
+            case .insert: inserts.append(prepared)
+            case .skip: continue
+            case .unchanged: unchanged.append(prepared.item.id)
+            case .update(let sortKey): changed.append((prepared, sortKey))
             }
-            if existing.seenPull == pull { continue }
-            let sameContent =
-                existing.hash == prepared.hash || (prepared.cameWithoutRaw && existing.fields == withoutRaw(item))
-            // The stored JSON follows the store's retention (see SQLite's writeItems).
-            let retained = keepRaw ? !(existing.rawMissing && item.raw != nil) : existing.rawMissing
-            if sameContent && retained {
-                unchanged.append(item.id)
-                continue
-            }
-            // A dated item sorts by its (maybe new) date; an undated one keeps the place it was given,
-            // unless it was dated before (then it waits to be placed again).
-            let sortKey = item.sortDate?.timeIntervalSince1970 ?? (existing.dated ? nil : existing.sortKey)
-            changed.append((prepared, sortKey))
         }
         summary.inserted = inserts.count
         summary.unchanged = unchanged.count
@@ -93,14 +72,15 @@ extension PostgresFeedStore {
         return summary
     }
 
-    /// The stored versions of `ids` of `feed`, by id, in one statement: a primary-key probe per id.
-    /// Written as a `LATERAL` subquery with `LIMIT 1` (which the planner cannot flatten into a join)
-    /// so that the plan does not depend on the table's statistics: `feed = $1 AND id = ANY($2)`, and
-    /// a join with the ids, were planned as a walk of the whole feed while a first pull filled it.
+    /// The stored versions of `ids` of `feed`, by id, with their mapped fields, in one statement: a
+    /// primary-key probe per id. Written as a `LATERAL` subquery with `LIMIT 1` (which the planner
+    /// cannot flatten into a join) so that the plan does not depend on the table's statistics:
+    /// `feed = $1 AND id = ANY($2)`, and a join with the ids, were planned as a walk of the whole feed
+    /// while a first pull filled it.
     private static func storedVersions(of ids: [String], feed: String, in db: PostgresConnection) async throws
-        -> [String: StoredVersion]
+        -> [String: (version: StoredItemVersion, fields: FeedItem)]
     {
-        var versions: [String: StoredVersion] = [:]
+        var versions: [String: (version: StoredItemVersion, fields: FeedItem)] = [:]
         for raw in try await db.rows(
             """
             SELECT stored.* FROM unnest(\(ids)::text[]) AS wanted(id), LATERAL (
@@ -111,11 +91,11 @@ extension PostgresFeedStore {
             """)
         {
             let row = raw.makeRandomAccess()
-            var fields = try PostgresItemColumns.item(from: row)
-            fields.raw = nil
-            versions[fields.id] = StoredVersion(
+            let fields = try PostgresItemColumns.item(from: row)
+            let version = StoredItemVersion(
                 hash: try row.get("content_hash"), sortKey: try row.get("sort_key"), dated: try row.get("dated"),
-                seenPull: try row.get("seen_pull"), rawMissing: try row.get("raw_missing"), fields: fields)
+                seenPull: try row.get("seen_pull"), rawMissing: try row.get("raw_missing"))
+            versions[fields.id] = (version, fields)
         }
         return versions
     }
@@ -251,11 +231,6 @@ extension PostgresFeedStore {
             """)
     }
 
-    static func withoutRaw(_ item: FeedItem) -> FeedItem {
-        var item = item
-        item.raw = nil
-        return item
-    }
 }
 
 #endif

@@ -12,34 +12,23 @@ import Testing
 
 /// The page each engine computes over its whole store (the reference a maintained read must equal):
 /// SQLite's pre-v5 read and PostgreSQL's pre-v2 window-function read.
-enum ComputedStream {
-    static func after(
-        _ store: any StoreDriver, feeds: [String], sources: [String]?, cursor: StreamCursor?, limit: Int
-    ) throws -> StoredStreamPage {
-        if let sqlite = store as? FeedStore {
-            return try sqlite.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
-        }
-        #if PostgreSQL
-            if let postgres = store as? PostgresFeedStore {
-                return try postgres.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
-            }
-        #endif
-        throw StoreError(kind: .cannotOpen, path: store.location, operation: "compute the stream", detail: "unknown engine")
-    }
+protocol ComputedStream {
+    func computedStream(feeds: [String], sources: [String]?, after cursor: StreamCursor?, limit: Int) throws
+        -> StoredStreamPage
+    func computedStream(feeds: [String], sources: [String]?, page: Int, perPage: Int) throws -> StoredStreamPage
+}
 
-    static func page(
-        _ store: any StoreDriver, feeds: [String], sources: [String]?, page: Int, perPage: Int
-    ) throws -> StoredStreamPage {
-        if let sqlite = store as? FeedStore {
-            return try sqlite.computedStream(feeds: feeds, sources: sources, page: page, perPage: perPage)
-        }
-        #if PostgreSQL
-            if let postgres = store as? PostgresFeedStore {
-                return try postgres.computedStream(feeds: feeds, sources: sources, page: page, perPage: perPage)
-            }
-        #endif
+extension FeedStore: ComputedStream {}
+#if PostgreSQL
+    extension PostgresFeedStore: ComputedStream {}
+#endif
+
+/// `store`'s reference read.
+func oracle(of store: any StoreDriver) throws -> any ComputedStream {
+    guard let computed = store as? any ComputedStream else {
         throw StoreError(kind: .cannotOpen, path: store.location, operation: "compute the stream", detail: "unknown engine")
     }
+    return computed
 }
 
 /// An entry as the equivalence tests compare it: everything a page shows.
@@ -79,7 +68,8 @@ struct StreamOrderEquivalenceTests {
         for listing in RandomStreamStore.listings {
             let (feeds, sources) = listing
             let context = "\(engine) seed \(seed), feeds \(feeds), sources \(sources ?? [])"
-            let everything = try ComputedStream.page(store, feeds: feeds, sources: sources, page: 1, perPage: 10_000)
+            let reference = try oracle(of: store)
+            let everything = try reference.computedStream(feeds: feeds, sources: sources, page: 1, perPage: 10_000)
             // Cursor by cursor, at several page sizes.
             for limit in [1, 3, 7, 50] {
                 var cursor: StreamCursor?
@@ -87,7 +77,7 @@ struct StreamOrderEquivalenceTests {
                 var walked: [EntryShape] = []
                 repeat {
                     let maintained = try store.stream(feeds: feeds, sources: sources, after: cursor, limit: limit)
-                    let computed = try ComputedStream.after(store, feeds: feeds, sources: sources, cursor: cursor, limit: limit)
+                    let computed = try reference.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
                     #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), limit \(limit), step \(steps)")
                     #expect(maintained.totalItems == computed.totalItems, "\(context)")
                     #expect(maintained.totalPages == computed.totalPages, "\(context)")
@@ -103,7 +93,7 @@ struct StreamOrderEquivalenceTests {
                 let pages = max(1, (everything.totalItems + perPage - 1) / perPage) + 1
                 for number in 1...pages {
                     let maintained = try store.stream(feeds: feeds, sources: sources, page: number, perPage: perPage)
-                    let computed = try ComputedStream.page(store, feeds: feeds, sources: sources, page: number, perPage: perPage)
+                    let computed = try reference.computedStream(feeds: feeds, sources: sources, page: number, perPage: perPage)
                     #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), page \(number)/\(perPage)")
                     #expect(maintained.totalItems == computed.totalItems, "\(context)")
                     #expect(maintained.totalPages == computed.totalPages, "\(context)")
