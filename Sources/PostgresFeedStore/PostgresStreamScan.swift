@@ -52,16 +52,12 @@ struct PostgresStreamScan {
     ) async throws {
         guard !ranked.isEmpty else { return }
         var size = max(1, min(batch, Self.maximumBatch))
-        let phases = reverse ? [true, false] : [false, true]  // pending items first when reverse
-        var from = after
-        for pending in phases {
-            // A key in the other phase: placed keys all precede pending ones.
-            if let key = from, (key.pending == 1) != pending {
-                // Forward from a pending key: no placed item follows it; backward from a placed key:
-                // every pending item follows it (so none comes before it backwards).
-                if reverse ? pending : !pending { continue }
-                from = nil
-            }
+        // Placed items come before pending ones: backwards, pending ones first. A walk from a key
+        // starts in that key's phase, strictly after it, and goes on from the start of the next.
+        let phases = reverse ? [true, false] : [false, true]
+        let start = after.map { key in phases.firstIndex(of: key.pending == 1) ?? 0 } ?? 0
+        for (index, pending) in phases.enumerated() where index >= start {
+            var from = index == start ? after : nil
             while true {
                 let rows = try await batchRows(pending: pending, reverse: reverse, after: from, limit: size)
                 guard !rows.isEmpty else { break }
@@ -72,7 +68,6 @@ struct PostgresStreamScan {
                 from = try key(of: last)
                 size = min(size * 4, Self.maximumBatch)
             }
-            from = nil
         }
     }
 
