@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CZlib", "FeedCore"], swiftSettings: strict),
 
         // feeds.yaml loader on libyaml.
-        .target(name: "FeedConfig", dependencies: ["CYAML", "FeedCore"], swiftSettings: strict),
+        .target(name: "FeedConfig", dependencies: ["CYAML", "FeedCore", "FeedSearch"], swiftSettings: strict),
 
         // Built-in source modules: each depends on the core (and, for another endpoint of the same
         // API, on that API's module; see "Depending on another source module" in WritingASource.md).
@@ -114,7 +114,10 @@ let package = Package(
 
         // The store interface the application talks to (StoreDriver), its value types and errors,
         // and the engine-independent parts of the stream order (placement, cursor). Foundation only.
-        .target(name: "FeedStorage", dependencies: ["FeedCore"], swiftSettings: strict),
+        // The query language of search, saved views and filter rules (docs/query.md): parser,
+        // tokenizer and the reference evaluator both store engines are checked against.
+        .target(name: "FeedSearch", swiftSettings: strict),
+        .target(name: "FeedStorage", dependencies: ["FeedCore", "FeedSearch"], swiftSettings: strict),
 
         // SQLite store: items, HTTP cache validators, pull state (GRDB).
         .target(
@@ -253,6 +256,7 @@ let package = Package(
         .testTarget(
             name: "CurlHTTPTests", dependencies: ["CurlHTTP", "FeedCore", "FeedaggTesting", "LoopbackServer"],
             swiftSettings: strict),
+        .testTarget(name: "FeedSearchTests", dependencies: ["FeedSearch"], swiftSettings: strict),
         .testTarget(name: "FeedConfigTests", dependencies: ["FeedConfig", "FeedCore", "FeedaggTesting"], swiftSettings: strict),
         .testTarget(
             name: "SourceTests",

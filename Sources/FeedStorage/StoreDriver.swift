@@ -88,10 +88,15 @@ public protocol StoreDriver: AnyObject, Sendable {
     @discardableResult
     func prune(keeping feeds: [String]) throws -> (feeds: Int, items: Int)
 
-    /// Entries after `cursor` (from the top when `nil`), at most `limit`.
-    func stream(feeds: [String], sources: [String]?, after cursor: StreamCursor?, limit: Int) throws -> StoredStreamPage
-    /// Page `page` (1-based) of the stream, `perPage` entries per page.
-    func stream(feeds: [String], sources: [String]?, page: Int, perPage: Int) throws -> StoredStreamPage
+    /// The entries `selection` selects after `cursor` (from the top when `nil`), at most `limit`;
+    /// tag rules label them (``StreamEntry/tags``).
+    func stream(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+    ) throws -> StoredStreamPage
+    /// Page `page` (1-based) of the entries `selection` selects, `perPage` entries per page.
+    func stream(
+        feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
+    ) throws -> StoredStreamPage
     /// When the store first saw each of `items`; items not stored (or staged) are absent.
     func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
 
@@ -160,6 +165,18 @@ extension StoreDriver {
         feed: String, source: String, fingerprint: String, restart: Bool, config: String?
     ) throws -> PullStart {
         try beginPull(feed: feed, source: source, fingerprint: fingerprint, restart: restart, owner: .current, config: config)
+    }
+
+    /// Entries after `cursor` (from the top when `nil`), at most `limit`, with no query or rules.
+    public func stream(feeds: [String], sources: [String]?, after cursor: StreamCursor? = nil, limit: Int) throws
+        -> StoredStreamPage
+    {
+        try stream(feeds: feeds, sources: sources, selection: .everything, after: cursor, limit: limit)
+    }
+
+    /// Page `page` (1-based) of the stream, `perPage` entries per page, with no query or rules.
+    public func stream(feeds: [String], sources: [String]?, page: Int, perPage: Int) throws -> StoredStreamPage {
+        try stream(feeds: feeds, sources: sources, selection: .everything, page: page, perPage: perPage)
     }
 
     /// ``stream(feeds:sources:after:limit:)`` of every source type.

@@ -1,4 +1,5 @@
 import FeedCore
+public import FeedStorage
 public import Foundation
 import GRDB
 
@@ -12,7 +13,7 @@ extension FeedStore {
     /// Order: newest first by sort key (see ``placeUndatedItems(feedOrder:)`` for undated items),
     /// ties by feed order, then the order the feed first returned the items, then feed and id.
     public func stream(
-        feeds: [String], sources: [String]? = nil, after cursor: StreamCursor? = nil, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
@@ -30,7 +31,9 @@ extension FeedStore {
     }
 
     /// Page `page` (1-based) of the stream, `perPage` entries per page; see ``stream(feeds:sources:after:limit:)``.
-    public func stream(feeds: [String], sources: [String]? = nil, page: Int, perPage: Int) throws -> StoredStreamPage {
+    public func stream(
+        feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
+    ) throws -> StoredStreamPage {
         let page = max(1, page)
         let perPage = max(1, perPage)
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)

@@ -12,7 +12,7 @@ import PostgresNIO
 extension PostgresFeedStore {
     /// Entries after `cursor` (from the top when `nil`), at most `limit`; see ``StoreDriver``.
     public func stream(
-        feeds: [String], sources: [String]? = nil, after cursor: StreamCursor? = nil, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
     ) throws -> StoredStreamPage {
         let limit = max(1, limit)
         return try session("read the stream") { db in
@@ -29,7 +29,9 @@ extension PostgresFeedStore {
 
     /// Page `page` (1-based) of the stream, `perPage` entries per page: walked from whichever end
     /// of the stream is nearer (the last page costs what the first does).
-    public func stream(feeds: [String], sources: [String]? = nil, page: Int, perPage: Int) throws -> StoredStreamPage {
+    public func stream(
+        feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
+    ) throws -> StoredStreamPage {
         let page = max(1, page)
         let perPage = max(1, perPage)
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)

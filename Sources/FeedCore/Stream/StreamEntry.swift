@@ -13,9 +13,14 @@ public struct StreamEntry: Sendable {
     /// When the store first saw the item (its first pull, kept across later pulls); `nil` when the
     /// entry does not come from the store (a `pull --limit` stream read from the network).
     public var firstSeen: Date?
+    /// The labels the configuration's tag rules give it (`{tag: LABEL, when: QUERY}`), in rule order.
+    public var tags: [String]
 
     /// Creates an entry.
-    public init(item: FeedItem, feed: String, feeds: [String], source: String, firstSeen: Date? = nil) {
+    public init(
+        item: FeedItem, feed: String, feeds: [String], source: String, firstSeen: Date? = nil, tags: [String] = []
+    ) {
+        self.tags = tags
         self.item = item
         self.feed = feed
         self.feeds = feeds

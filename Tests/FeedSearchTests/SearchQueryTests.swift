@@ -1,4 +1,4 @@
-import FeedStorage
+import FeedSearch
 import Foundation
 import Testing
 

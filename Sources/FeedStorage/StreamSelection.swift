@@ -1,0 +1,31 @@
+public import FeedSearch
+public import Foundation
+
+/// What a stream read selects from its listing beyond the feeds: a search query (`show --query`,
+/// `/api/items?q=`, a saved view) and the filter rules of the configuration.
+///
+/// The rules decide, per feed, which copies of an item the feed keeps; the stream is merged from
+/// the kept copies (an item is shown when at least one of its feeds keeps it, listing those
+/// feeds). The query is then matched against each merged entry: its shown copy's text, date and
+/// source, and every feed carrying it. `total_items` counts the entries that match.
+public struct StreamSelection: Sendable, Equatable {
+    /// The search (``SearchQuery/everything`` for none).
+    public var query: SearchQuery
+    /// The filter rules.
+    public var rules: FilterRules
+    /// The time ages (`newer:7d`) count back from; `nil`: the time of the read.
+    public var now: Date?
+
+    /// Creates a selection.
+    public init(query: SearchQuery = .everything, rules: FilterRules = .none, now: Date? = nil) {
+        self.query = query
+        self.rules = rules
+        self.now = now
+    }
+
+    /// Everything the listing holds.
+    public static let everything = StreamSelection()
+
+    /// Whether the selection narrows the stream (a query, or a rule that hides items).
+    public var narrows: Bool { query != .everything || rules.hidesItems }
+}
