@@ -1,4 +1,5 @@
 public import FeedCore
+public import FeedSearch
 
 /// One `- name: …` entry of the `feeds:` list, checked against its source type.
 public struct FeedDeclaration: Sendable {
@@ -14,6 +15,9 @@ public struct FeedDeclaration: Sendable {
     public var parameters: FeedParameters
     /// Where its credential comes from (`nil` when its source type takes none).
     public var credential: CredentialUse?
+    /// Its own filter rules (`filters:`), in file order; `settings: filters:` apply as well
+    /// (``FeedsDocument/filters``).
+    public var filters: [FilterRule] = []
 
     /// Its own `interval` in seconds (the feed's or `defaults:`'s), `nil` when it gives none
     /// (then `settings.interval` applies). The loader has checked it.

@@ -1,9 +1,16 @@
 public import FeedCore
+public import FeedSearch
 
-/// A validated feeds.yaml: its feeds in file order, its defaults, its settings and its warnings.
+/// A validated feeds.yaml: its feeds in file order, its defaults, its settings, its saved views,
+/// its filter rules and its warnings.
 public struct FeedsDocument: Sendable {
     /// The declared feeds, in file order.
     public var feeds: [FeedDeclaration]
+    /// The top-level `views:` list, in file order (docs/query.md, "Saved views").
+    public var views: [SavedView] = []
+    /// The filter rules: `settings: filters:` for every feed, and each feed's own `filters:`
+    /// (docs/query.md, "Filter rules").
+    public var filters = FilterRules.none
     /// The top-level `defaults:` mapping, if any (each feed sees only the keys its source accepts).
     public var defaults: ConfigNode?
     /// The top-level `settings:` block, with defaults for what it does not give.
@@ -71,9 +78,9 @@ public struct FeedsDocument: Sendable {
         /// `sslkey`), file paths resolved; the store URL's own parameters win (docs/store.md, "TLS").
         public var storeTLS: [String: String] = [:]
 
-        /// The accepted keys, sorted.
+        /// The accepted keys, sorted (`filters` is read into ``FeedsDocument/filters``).
         public static let keys = [
-            "connect_timeout", "first_byte_timeout", "interval", "keep_raw", "lease_timeout", "max_connections_per_host", "min_refresh", "page_concurrency", "rate_limit_wait",
+            "connect_timeout", "filters", "first_byte_timeout", "interval", "keep_raw", "lease_timeout", "max_connections_per_host", "min_refresh", "page_concurrency", "rate_limit_wait",
             "redact_params", "retries", "retry_max_wait",
             "store", "store_password_file", "store_tls", "timeout", "user_agent",
         ]

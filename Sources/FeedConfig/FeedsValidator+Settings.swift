@@ -17,7 +17,7 @@ extension FeedsValidator {
         let all = FeedContext.commonParameters + knownTypes.flatMap { sources[$0]?.parameters ?? [] }
         var kinds: [String: Set<ParameterSpec.Kind>] = [:]
         var specs: [String: ParameterSpec] = [:]
-        for spec in all where spec.name != "name" && spec.name != "source" {
+        for spec in all where spec.name != "name" && spec.name != "source" && spec.name != "filters" {
             kinds[spec.name, default: []].insert(spec.kind)
             specs[spec.name] = specs[spec.name] ?? spec
         }
@@ -33,6 +33,11 @@ extension FeedsValidator {
             let checked: Bool? = Self.collecting(&found) {
                 if name == "name" || name == "source" {
                     throw ConfigError("'\(name)' cannot be set in 'defaults': each feed gives its own", at: key.location)
+                }
+                if name == "filters" {
+                    throw ConfigError(
+                        "'filters' cannot be set in 'defaults': the rules of every feed go under 'settings: filters:'",
+                        at: key.location)
                 }
                 if fileKeys[name] != nil { return true }
                 guard let spec = specs[name] else {

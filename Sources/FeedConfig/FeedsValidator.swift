@@ -1,9 +1,10 @@
 import FeedCore
+import FeedSearch
 import Foundation
 
 /// Checks a parsed document against the source descriptors and builds the typed document.
 struct FeedsValidator {
-    static let topLevelKeys = ["defaults", "feeds", "settings"]
+    static let topLevelKeys = ["defaults", "feeds", "settings", "views"]
 
     let file: SourceFile
     let sources: [String: SourceDescriptor]
@@ -50,6 +51,7 @@ struct FeedsValidator {
         rawDefaults = root["defaults"]
         let defaults = validateDefaults(root["defaults"])
         var feeds: [FeedDeclaration] = []
+        let globalFilters = validateGlobalFilters(root["settings"]?["filters"])
         if let items = feedItems(root) {
             var names: [String: SourceLocation] = [:]
             for (index, item) in items.enumerated() {
@@ -62,9 +64,16 @@ struct FeedsValidator {
             }
         }
         let settings = validateSettings(root["settings"])
-        return FeedsDocument(
+        let views = validateViews(root["views"])
+        let filters = FilterRules(
+            global: globalFilters, feeds: Dictionary(feeds.map { ($0.name, $0.filters) }, uniquingKeysWith: { first, _ in first }))
+        noteQueryNames(root, feeds: feeds)
+        var document = FeedsDocument(
             feeds: feeds, defaults: defaults, settings: settings, warnings: renderedWarnings(),
             credentialWarnings: renderedWarnings(credentialOnly: true))
+        document.views = views
+        document.filters = filters
+        return document
     }
 
     /// The items of the top-level `feeds` list; `nil` (with an error recorded) when it is missing
@@ -242,9 +251,14 @@ struct FeedsValidator {
             parameters = FeedParameters(node: item, defaults: merged, feedName: name, sourceType: sourceType)
         }
 
-        return FeedDeclaration(
+        // The feed's own rules (never inherited: `settings: filters:` holds the rules of every feed).
+        let filters = try item["filters"].map { try filterRules($0, owner: "feed '\(name)'") } ?? []
+
+        var declaration = FeedDeclaration(
             name: name, sourceType: sourceType, node: item, location: Self.itemLocation(item),
             parameters: parameters, credential: credential)
+        declaration.filters = filters
+        return declaration
     }
 
     /// Every parameter name some source type (or every feed) accepts.
@@ -263,6 +277,7 @@ struct FeedsValidator {
         case .url: _ = try parameters.url(spec.name)
         case .date: _ = try parameters.date(spec.name)
         case .mapping: _ = try parameters.mapping(spec.name)
+        case .list where spec.name == "filters": break  // rules, read by filterRules(_:owner:)
         case .list: _ = try parameters.list(spec.name)
         case .integer:
             switch spec.name {

@@ -235,7 +235,7 @@ struct ConfigErrorTests {
                       orgg: facebook
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, filters, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "parameter of another source type",
@@ -250,7 +250,7 @@ struct ConfigErrorTests {
                       feature: editors
                       ^
                   note: 'feature' is a parameter of photos.500px
-                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, filters, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """),
         BadConfig(
             name: "unknown top-level key",
@@ -264,7 +264,7 @@ struct ConfigErrorTests {
                   feed:
                   ^
                   help: did you mean 'feeds'?
-                  allowed top-level keys: defaults, feeds, settings, and x-* keys (ignored; a place for anchors)
+                  allowed top-level keys: defaults, feeds, settings, views, and x-* keys (ignored; a place for anchors)
                 """),
         BadConfig(
             name: "missing feeds",
@@ -473,7 +473,7 @@ struct ConfigErrorTests {
                     page_concurency: 4
                     ^
                   help: did you mean 'page_concurrency'?
-                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
+                  known settings: connect_timeout, filters, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
                 """),
         BadConfig(
             name: "misspelt first_byte_timeout",
@@ -487,7 +487,7 @@ struct ConfigErrorTests {
                     first_byte_timout: 5
                     ^
                   help: did you mean 'first_byte_timeout'?
-                  known settings: connect_timeout, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
+                  known settings: connect_timeout, filters, first_byte_timeout, interval, keep_raw, lease_timeout, max_connections_per_host, min_refresh, page_concurrency, rate_limit_wait, redact_params, retries, retry_max_wait, store, store_password_file, store_tls, timeout, user_agent
                 """),
         BadConfig(
             name: "first_byte_timeout not positive",

@@ -279,7 +279,7 @@ struct FeedsLoaderTests {
                       orgg: x
                       ^
                   help: did you mean 'org'?
-                  parameters of github.repos: allow_insecure_http, base_url, interval, max_pages, name, org, per_page, source, token, token_file, type, user
+                  parameters of github.repos: allow_insecure_http, base_url, filters, interval, max_pages, name, org, per_page, source, token, token_file, type, user
                 """)
     }
 }

@@ -22,6 +22,9 @@ public struct FeedContext: Sendable {
             "interval", .string,
             "how often `feedagg serve` pulls the feed: 90s, 15m, 2h, 1d (at least 1m; default: settings.interval, else 15m)"),
         ParameterSpec(
+            "filters", .list,
+            "this feed's filter rules: [{drop: QUERY}, {keep: QUERY}, {tag: LABEL, when: QUERY}] (docs/query.md)"),
+        ParameterSpec(
             "allow_insecure_http", .boolean,
             "allow a plain http:// base_url to a host other than loopback (unencrypted: off by default)"),
     ]
