@@ -274,7 +274,10 @@ let package = Package(
         // One suite run against both store engines (SQLite, and PostgreSQL in a throwaway cluster).
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["FeedStorage", "FeedStore", postgresStore, "FeedCore", "FeedaggTesting"],
+            dependencies: [
+                "FeedStorage", "FeedStore", postgresStore, "FeedCore", "FeedSearch", "FeedaggTesting", "DeterministicRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FeedaggTests",

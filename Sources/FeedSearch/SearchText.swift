@@ -6,7 +6,12 @@ import Foundation
 /// without case, diacritics or width (`É` is `e`, `ﬁ` is `fi`, `Ａ` is `a`): the text is folded
 /// first, then split at every other character. No stemming: `runs` is not `run`.
 public enum SearchText {
-    /// The folded tokens of `text`, in order.
+    /// The tokens of one field that search sees: the first 5,000 (a summary longer than that is
+    /// searched by its beginning). Both engines index these and no more, and PostgreSQL keeps
+    /// positions only up to 16,383: three fields of at most 5,000 fit.
+    public static let fieldLimit = 5_000
+
+    /// The folded tokens of `text`, in order (at most ``fieldLimit``).
     public static func tokens(_ text: String) -> [String] {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .precomposedStringWithCompatibilityMapping.lowercased()
@@ -18,6 +23,7 @@ public enum SearchText {
             } else if !current.isEmpty {
                 tokens.append(current)
                 current = ""
+                if tokens.count == fieldLimit { return tokens }
             }
         }
         if !current.isEmpty { tokens.append(current) }

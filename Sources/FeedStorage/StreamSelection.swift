@@ -1,3 +1,4 @@
+public import FeedCore
 public import FeedSearch
 public import Foundation
 
@@ -28,4 +29,25 @@ public struct StreamSelection: Sendable, Equatable {
 
     /// Whether the selection narrows the stream (a query, or a rule that hides items).
     public var narrows: Bool { query != .everything || rules.hidesItems }
+}
+
+extension StreamSelection {
+    /// `entries` with the labels of the tag rules that match them (``StreamEntry/tags``): a rule
+    /// given under a feed labels the entries that feed carries; a global one, any entry.
+    public func tagged(_ entries: [StreamEntry]) -> [StreamEntry] {
+        guard rules.tagsItems else { return entries }
+        let now = now ?? Date()
+        return entries.map { entry in
+            var entry = entry
+            entry.tags = rules.tags(for: Self.document(of: entry), feeds: entry.feeds, now: now)
+            return entry
+        }
+    }
+
+    /// What the query language sees of an entry (docs/query.md).
+    public static func document(of entry: StreamEntry) -> SearchDocument {
+        SearchDocument(
+            title: entry.item.title, summary: entry.item.summary, author: entry.item.author?.name, feeds: entry.feeds,
+            source: entry.source, date: entry.item.updated ?? entry.item.published)
+    }
 }

@@ -163,6 +163,10 @@ enum Schema {
                     INSERT INTO store_change (id, version) VALUES (1, 0);
                     """)
         }
+        // Search (issue 28): the full-text index of titles, summaries and authors (``SearchIndex``).
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: SearchIndex.migration)
+        }
         return migrator
     }
 

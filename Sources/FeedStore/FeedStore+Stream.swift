@@ -18,15 +18,15 @@ extension FeedStore {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
             let limit = max(1, limit)
-            let scan = StreamScan(db, listing: listing)
+            let scan = try StreamScan(db, listing: listing, selection: selection)
             var rows: [StreamScan.Row] = []
             try scan.walk(after: cursor.map(StreamOrderKey.init)) { row in
                 rows.append(row)
                 return rows.count <= limit
             }
             return try Self.page(
-                rows.prefix(limit), more: rows.count > limit, scan: scan, total: try listing.totalItems(db), perPage: limit,
-                page: nil, in: db)
+                rows.prefix(limit), more: rows.count > limit, scan: scan,
+                total: try listing.totalItems(db, selection: selection), perPage: limit, page: nil, selection: selection, in: db)
         }
     }
 
@@ -39,10 +39,11 @@ extension FeedStore {
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
         return try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
-            let total = try listing.totalItems(db)
-            let scan = StreamScan(db, listing: listing)
+            let total = try listing.totalItems(db, selection: selection)
+            let scan = try StreamScan(db, listing: listing, selection: selection)
             guard !overflow, offset < total else {
-                return try Self.page([], more: false, scan: scan, total: total, perPage: perPage, page: page, in: db)
+                return try Self.page(
+                    [], more: false, scan: scan, total: total, perPage: perPage, page: page, selection: selection, in: db)
             }
             let end = min(offset + perPage, total)
             var rows: [StreamScan.Row] = []
@@ -71,7 +72,8 @@ extension FeedStore {
                 rows.reverse()
             }
             return try Self.page(
-                rows[...], more: end < total, scan: scan, total: total, perPage: perPage, page: page, in: db)
+                rows[...], more: end < total, scan: scan, total: total, perPage: perPage, page: page, selection: selection,
+                in: db)
         }
     }
 
@@ -79,7 +81,7 @@ extension FeedStore {
     /// and the cursor after the last one when `more` entries follow.
     private static func page(
         _ rows: ArraySlice<StreamScan.Row>, more: Bool, scan: StreamScan, total: Int, perPage: Int, page: Int?,
-        in db: Database
+        selection: StreamSelection, in db: Database
     ) throws -> StoredStreamPage {
         var items: [Int64: Row] = [:]
         if !rows.isEmpty {
@@ -106,7 +108,7 @@ extension FeedStore {
             nextCursor = try StreamOrderKey(last).cursor()
         }
         return StoredStreamPage(
-            entries: entries, totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
+            entries: selection.tagged(entries), totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
             nextCursor: nextCursor)
     }
 }

@@ -109,6 +109,7 @@ public final class FeedStore: StoreDriver {
         // The automatic checkpoint is a backstop: BackgroundCheckpointer keeps the log short
         // without stalling the writer.
         configuration.prepareDatabase { db in
+            db.add(function: SearchIndex.function)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autocheckpointPages)")
         }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSearch
 import FeedStorage
 import Foundation
 import GRDB
@@ -31,6 +32,15 @@ struct StreamListing {
     /// Entries of the listing: every listed feed's visible items (the maintained `visible_items`)
     /// minus the repeats among the shared items (the `item_shared` index), so the cost is one row
     /// per feed plus one index entry per shared item, never a scan of the store.
+    func totalItems(_ db: Database, selection: StreamSelection) throws -> Int {
+        guard selection.narrows else { return try totalItems(db) }
+        guard !ranked.isEmpty else { return 0 }
+        let (sql, binds) = SelectionCount.statement(
+            SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection,
+            rank: { alias, listing in "(SELECT key FROM json_each(\(listing)) WHERE value = \(alias).feed)" })
+        return try Int.fetchOne(db, sql: sql, arguments: SQLiteSelectionDialect.arguments(binds)) ?? 0
+    }
+
     func totalItems(_ db: Database) throws -> Int {
         guard !ranked.isEmpty else { return 0 }
         let placeholders = ranked.map { _ in "?" }.joined(separator: ", ")
@@ -88,15 +98,83 @@ final class StreamScan {
 
     private static let columns = "rowid, sort_key, feed, feed_position, id, shared"
 
-    init(_ db: Database, listing: StreamListing) {
+    /// The query and filter rules.
+    private let selection: StreamSelection
+    /// The FTS5 expression whose few matches hold every row the selection shows: the walk reads
+    /// them and sorts them instead of walking the index past the rest.
+    private var candidates: String?
+    /// Whether the index says no row can match.
+    private var nothing = false
+
+    /// Above this many rows in the index's bound, a walk reads the stream index in order and
+    /// tests each row (the matches are dense enough to fill a page soon); at or below it, the
+    /// walk reads just the bound's rows and sorts them.
+    static let candidateLimit = 20_000
+
+    init(_ db: Database, listing: StreamListing, selection: StreamSelection = .everything) throws {
         self.db = db
         self.listing = listing
+        self.selection = selection
+        guard selection.narrows else { return }
+        let dialect = SQLiteSelectionDialect()
+        var shown = SelectionSQL(dialect, listed: listing.ranked, sourceByFeed: listing.sourceByFeed, selection: selection)
+        guard shown.shown("item") != .never else {
+            nothing = true
+            return
+        }
+        if case .within(let set) = SelectionBound(selection, feeds: listing.ranked) {
+            guard !set.isEmpty else {
+                nothing = true
+                return
+            }
+            let expression = dialect.indexQuery(set)
+            let bound = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?", arguments: [expression]) ?? 0
+            if bound <= Self.candidateLimit { candidates = expression }
+        }
+    }
+
+    /// The condition (` AND …`) a walked row (`item`) meets to be shown under the selection, for a
+    /// statement with `binds` plain `?` before it, and its arguments; empty when nothing narrows.
+    private func shown(after binds: Int) -> (sql: String, arguments: StatementArguments) {
+        guard selection.narrows else { return ("", []) }
+        var sql = SelectionSQL(
+            SQLiteSelectionDialect(), listed: listing.ranked, sourceByFeed: listing.sourceByFeed, selection: selection,
+            bindOffset: binds)
+        guard let condition = sql.shown("item").sql(SQLiteSelectionDialect()) else { return ("", []) }
+        let finished = sql.finish(" AND \(condition)")
+        return (finished.sql, SQLiteSelectionDialect.arguments(finished.binds))
+    }
+
+    /// The condition (` AND …`) that a carrier row (`carrier`) is kept by its feed, after `binds`
+    /// plain `?`.
+    private func kept(after binds: Int) -> (sql: String, arguments: StatementArguments) {
+        guard selection.rules.hidesItems else { return ("", []) }
+        var sql = SelectionSQL(
+            SQLiteSelectionDialect(), listed: listing.ranked, sourceByFeed: listing.sourceByFeed, selection: selection,
+            bindOffset: binds)
+        guard let condition = sql.kept("carrier") else { return ("", []) }
+        let finished = sql.finish(" AND \(condition)")
+        return (finished.sql, SQLiteSelectionDialect.arguments(finished.binds))
+    }
+
+    /// ``kept(after:)`` for the carriers' statement (one `?` before it).
+    private lazy var carrierKept = kept(after: 1)
+
+    /// The `FROM` and the first conditions of a walk's statement, with their arguments: the
+    /// stream index, or the index's few candidates.
+    private func source(index: String) -> (sql: String, arguments: StatementArguments) {
+        guard let candidates else { return ("FROM item INDEXED BY \(index) WHERE staged = 0", []) }
+        return (
+            "FROM item WHERE doc IN (SELECT rowid FROM item_search WHERE item_search MATCH ?) AND staged = 0",
+            [candidates]
+        )
     }
 
     /// Calls `body` with each shown entry, in stream order (backwards with `reverse`), strictly after
     /// `after` when set, until `body` returns `false`.
     func walk(reverse: Bool = false, after: StreamOrderKey? = nil, _ body: (Row) throws -> Bool) throws {
-        guard !listing.ranked.isEmpty else { return }
+        guard !listing.ranked.isEmpty, !nothing else { return }
         if reverse {
             guard try walkPending(reverse: true, after: after, body) else { return }
             _ = try walkPlaced(reverse: true, after: after, body)
@@ -109,12 +187,18 @@ final class StreamScan {
     /// The items with a sort key, by key; items sharing a key are sorted by rank, position and id.
     private func walkPlaced(reverse: Bool, after: StreamOrderKey?, _ body: (Row) throws -> Bool) throws -> Bool {
         if let after, after.pending == 1 { return true }
-        var sql = "SELECT \(Self.columns) FROM item INDEXED BY item_stream_order WHERE staged = 0 AND sort_key IS NOT NULL"
-        var arguments = StatementArguments()
+        let (from, fromArguments) = source(index: "item_stream_order")
+        var sql = "SELECT \(Self.columns) \(from) AND sort_key IS NOT NULL"
+        var arguments = fromArguments
+        var plain = candidates == nil ? 0 : 1
         if let after {
             sql += " AND sort_key <= ?"
             _ = arguments.append(contentsOf: [-after.negatedKey])
+            plain += 1
         }
+        let shown = shown(after: plain)
+        sql += shown.sql
+        arguments += shown.arguments
         sql += " ORDER BY sort_key \(reverse ? "ASC" : "DESC")"
         let rows = try GRDB.Row.fetchCursor(db, sql: sql, arguments: arguments)
         var group: [Row] = []
@@ -136,14 +220,16 @@ final class StreamScan {
                 sql: "SELECT EXISTS (SELECT 1 FROM item INDEXED BY item_stream_order WHERE staged = 0 AND sort_key IS NULL)"))
         guard anyPending == true else { return true }
         let direction = reverse ? "DESC" : "ASC"
+        let (from, fromArguments) = source(index: "item_stream_order")
+        let shown = shown(after: candidates == nil ? 1 : 2)
         let statement = try db.cachedStatement(
             sql: """
-                SELECT \(Self.columns) FROM item INDEXED BY item_stream_order
-                WHERE staged = 0 AND sort_key IS NULL AND feed = ? ORDER BY feed_position \(direction), id \(direction)
+                SELECT \(Self.columns) \(from) AND sort_key IS NULL AND feed = ?\(shown.sql)
+                ORDER BY feed_position \(direction), id \(direction)
                 """)
         for feed in reverse ? listing.ranked.reversed() : listing.ranked {
             if let after, after.pending == 1, let rank = listing.rankByFeed[feed], rank < after.rank { continue }
-            let rows = try GRDB.Row.fetchCursor(statement, arguments: [feed])
+            let rows = try GRDB.Row.fetchCursor(statement, arguments: fromArguments + [feed] + shown.arguments)
             while let raw = try rows.next() {
                 guard let row = listed(raw) else { continue }
                 if let after, !after.precedes(StreamOrderKey(row)) { continue }
@@ -183,13 +269,14 @@ final class StreamScan {
     /// so that the stream shows that one instead. Records the carriers of the shown ones.
     private func isShadowed(_ row: Row) throws -> Bool {
         guard row.shared else { return false }
+        let kept = carrierKept
         let rows = try GRDB.Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT feed, feed_position, id FROM item
-                    WHERE dedup_key = (SELECT dedup_key FROM item WHERE rowid = ?) AND staged = 0
+                    SELECT carrier.feed, carrier.feed_position, carrier.id FROM item AS carrier
+                    WHERE carrier.dedup_key = (SELECT dedup_key FROM item WHERE rowid = ?) AND carrier.staged = 0\(kept.sql)
                     """),
-            arguments: [row.rowid])
+            arguments: [row.rowid] + kept.arguments)
         var carriers = StreamCarriers()
         for raw in rows {
             let feed: String = raw[0]

@@ -50,7 +50,11 @@ public enum RandomStreamStore {
                         version.day = Int.random(in: 0..<10, using: &random) < 3 ? nil : Int.random(in: 0..<8, using: &random)
                     }
                     served[feed, default: [:]][id] = version
-                    items.append(item(id, title: "\(feed) \(id) r\(round)", url: version.url, day: version.day))
+                    let text = RandomSearchText.fields(using: &random)
+                    items.append(
+                        item(
+                            id, title: "\(feed) \(id) r\(round) \(text.title)", url: version.url, day: version.day,
+                            summary: text.summary, author: text.author))
                 }
                 let failed = Int.random(in: 0..<8, using: &random) == 0
                 let pull = FeedPull(
@@ -89,9 +93,11 @@ public enum RandomStreamStore {
     }
 
     /// An item dated `day` days after 2023-11-14 (undated when `nil`), with raw JSON.
-    static func item(_ id: String, title: String, url: String?, day: Int?) -> FeedItem {
+    static func item(
+        _ id: String, title: String, url: String?, day: Int?, summary: String? = nil, author: String? = nil
+    ) -> FeedItem {
         FeedItem(
-            id: id, title: title, url: url,
+            id: id, title: title, summary: summary, url: url, author: author.map { FeedAuthor(name: $0) },
             updated: day.map { Date(timeIntervalSince1970: 1_700_000_000 + Double($0) * 86_400) },
             raw: Data(#"{"id":"\#(id)"}"#.utf8))
     }

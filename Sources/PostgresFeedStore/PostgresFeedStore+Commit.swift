@@ -122,7 +122,7 @@ extension PostgresFeedStore {
             """
             UPDATE item SET title = su.title, summary = su.summary, url = su.url, author_name = su.author_name,
                 author_url = su.author_url, author_avatar = su.author_avatar, image_url = su.image_url,
-                published = su.published, updated = su.updated, raw = su.raw, dedup_key = su.dedup_key,
+                published = su.published, updated = su.updated, raw = su.raw, search = su.search, dedup_key = su.dedup_key,
                 sort_key = CASE
                     WHEN COALESCE(su.updated, su.published) IS NOT NULL THEN COALESCE(su.updated, su.published)
                     WHEN item.published IS NOT NULL OR item.updated IS NOT NULL THEN NULL

@@ -113,6 +113,7 @@ extension PostgresFeedStore {
         binds.append(PostgresNullableArray(items.map { $0.published?.timeIntervalSince1970 }))
         binds.append(PostgresNullableArray(items.map { $0.updated?.timeIntervalSince1970 }))
         binds.append(PostgresNullableArray(items.map { $0.raw.map { ByteBuffer(data: $0) } }))
+        binds.append(items.map(PostgresSearchVector.literal))
     }
 
     /// `unnest` of the arrays of ``contentArrays(_:into:)`` bound from parameter `first` on, named
@@ -127,7 +128,7 @@ extension PostgresFeedStore {
     private static let contentColumns: [(name: String, type: String)] = [
         ("id", "text"), ("title", "text"), ("summary", "text"), ("url", "text"), ("author_name", "text"),
         ("author_url", "text"), ("author_avatar", "text"), ("image_url", "text"), ("published", "float8"),
-        ("updated", "float8"), ("raw", "bytea"),
+        ("updated", "float8"), ("raw", "bytea"), ("search", "tsvector"),
     ]
 
     private static var contentNames: String { contentColumns.map(\.name).joined(separator: ", ") }
@@ -190,7 +191,7 @@ extension PostgresFeedStore {
                         url = excluded.url, author_name = excluded.author_name, author_url = excluded.author_url,
                         author_avatar = excluded.author_avatar, image_url = excluded.image_url,
                         published = excluded.published, updated = excluded.updated, raw = excluded.raw,
-                        dedup_key = excluded.dedup_key, content_hash = excluded.content_hash
+                        search = excluded.search, dedup_key = excluded.dedup_key, content_hash = excluded.content_hash
                     """, binds: binds))
     }
 

@@ -16,7 +16,7 @@ extension PostgresFeedStore {
     ) throws -> StoredStreamPage {
         let limit = max(1, limit)
         return try session("read the stream") { db in
-            let scan = try await Self.scan(db, feeds: feeds, sources: sources)
+            let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
             var rows: [PostgresStreamScan.Row] = []
             try await scan.walk(after: cursor.map(StreamOrderKey.init), batch: limit + 1) { row in
                 rows.append(row)
@@ -36,7 +36,7 @@ extension PostgresFeedStore {
         let perPage = max(1, perPage)
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
         return try session("read the stream") { db in
-            let scan = try await Self.scan(db, feeds: feeds, sources: sources)
+            let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
             let total = try await scan.totalItems()
             guard !overflow, offset < total else {
                 return try Self.page([], more: false, total: total, perPage: perPage, page: page, scan: scan)
@@ -60,14 +60,17 @@ extension PostgresFeedStore {
     }
 
     /// The scan of the listing `feeds` (narrowed to `sources`) asks for.
-    static func scan(_ db: PostgresConnection, feeds: [String], sources: [String]?) async throws -> PostgresStreamScan {
+    static func scan(
+        _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything
+    ) async throws -> PostgresStreamScan {
         var sourceByFeed: [String: String] = [:]
         for row in try await db.rows("SELECT name, source FROM feed") {
             let (name, source) = try row.decode((String, String).self)
             sourceByFeed[name] = source
         }
         return PostgresStreamScan(
-            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed)
+            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed,
+            selection: selection)
     }
 
     /// The page of `rows` (shown entries in stream order), with the cursor after the last one when
@@ -87,7 +90,7 @@ extension PostgresFeedStore {
         }
         let nextCursor = more ? try rows.last?.key.cursor() : nil
         return StoredStreamPage(
-            entries: entries, totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
+            entries: scan.selection.tagged(entries), totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,
             nextCursor: nextCursor)
     }
 }

@@ -165,6 +165,25 @@ enum PostgresSchema {
                 "INSERT INTO store_change (id, version) VALUES (1, 0)",
             ]
         ),
+        // Search (issue 28): every item's `tsvector` (``PostgresSearchVector``), written with the
+        // item by the same statements, and a GIN index over it. The stored items are indexed by
+        // ``backfill(_:)`` before the index is built.
+        (
+            "v4",
+            [
+                "ALTER TABLE item ADD COLUMN search tsvector",
+                "ALTER TABLE staged_update ADD COLUMN search tsvector",
+            ]
+        ),
+    ]
+
+    /// Work a migration does in Swift after its statements, by version.
+    static let afterMigration: [String: @Sendable (PostgresConnection) async throws -> Void] = [
+        "v4": { connection in
+            try await PostgresSearchVector.backfill(connection)
+            try await connection.exec("CREATE INDEX item_search ON item USING gin (search)")
+            try await connection.exec("ANALYZE item")
+        }
     ]
 
     /// Moves the store's change number (`v3`), in the transaction that changed what a read can see.
@@ -215,6 +234,7 @@ enum PostgresSchema {
             }
             for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.sql { try await connection.exec(PostgresQuery(unsafeSQL: statement)) }
+                try await afterMigration[migration.version]?(connection)
                 try await connection.exec("INSERT INTO feedagg_migrations (version) VALUES (\(migration.version))")
             }
             try await connection.exec("COMMIT")

@@ -2,6 +2,7 @@
 #if PostgreSQL
 
 import FeedCore
+import FeedSearch
 import FeedStorage
 import Foundation
 import PostgresNIO
@@ -33,16 +34,33 @@ struct PostgresStreamScan {
     let rankByFeed: [String: Int]
     /// Every stored feed's source type.
     let sourceByFeed: [String: String]
+    /// The query and filter rules (``StreamSelection``): a batch reads only the rows it shows,
+    /// and carriers count only when their feed keeps them.
+    let selection: StreamSelection
 
-    init(_ db: PostgresConnection, ranked: [String], sourceByFeed: [String: String]) {
+    init(
+        _ db: PostgresConnection, ranked: [String], sourceByFeed: [String: String],
+        selection: StreamSelection = .everything
+    ) {
         self.db = db
         self.ranked = ranked
         self.sourceByFeed = sourceByFeed
+        self.selection = selection
         rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
     }
 
-    /// The item columns a batch reads, with the listing rank as `stream_rank`.
-    private static let columns = "item.*, array_position($1::text[], item.feed) - 1 AS stream_rank"
+    /// The item columns a batch reads (not the `tsvector`), with the listing rank as `stream_rank`.
+    private static let columns = """
+        item.feed, item.id, item.dedup_key, item.title, item.summary, item.url, item.author_name, item.author_url,
+        item.author_avatar, item.image_url, item.published, item.updated, item.sort_key, item.feed_position, item.raw,
+        item.first_seen_at, item.shared, array_position($1::text[], item.feed) - 1 AS stream_rank
+        """
+
+    /// A renderer of the selection for a statement with `binds` binds before it.
+    private func selectionSQL(after binds: Int) -> SelectionSQL<PostgresSelectionDialect> {
+        SelectionSQL(
+            PostgresSelectionDialect(), listed: ranked, sourceByFeed: sourceByFeed, selection: selection, bindOffset: binds)
+    }
 
     /// Hands `body` each shown entry in stream order (backwards with `reverse`), strictly after
     /// `after` when set, until `body` returns `false`. `batch` is the first batch's size (the rows a
@@ -82,6 +100,7 @@ struct PostgresStreamScan {
         binds.append(ranked)
         let ascending = reverse ? "DESC" : "ASC"
         var sql = "SELECT \(Self.columns) FROM item WHERE NOT staged AND feed = ANY($1::text[]) AND "
+        let order: String
         if pending {
             sql += "sort_key IS NULL"
             if let after {
@@ -95,7 +114,7 @@ struct PostgresStreamScan {
                         ($2, $3, $4 COLLATE "C", $5 COLLATE "C")
                     """
             }
-            sql += " ORDER BY stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)"
+            order = "stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)"
         } else {
             sql += "sort_key IS NOT NULL"
             if let after, let key = after.sortKey {
@@ -114,13 +133,23 @@ struct PostgresStreamScan {
                     """
             }
             let keyOrder = reverse ? "ASC" : "DESC"
-            sql += """
-                 ORDER BY sort_key \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending),
-                    id \(ascending)
+            order = """
+                sort_key \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)
                 """
         }
+        if selection.narrows {
+            var selected = selectionSQL(after: binds.count)
+            switch selected.shown("item") {
+            case .always: break
+            case .never: return []
+            case .sql(let shown):
+                let finished = selected.finish(" AND \(shown)")
+                sql += finished.sql
+                PostgresSelectionDialect.append(finished.binds, to: &binds)
+            }
+        }
         binds.append(Int64(limit))
-        sql += " LIMIT $\(binds.count)"
+        sql += " ORDER BY \(order) LIMIT $\(binds.count)"
         return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { $0.makeRandomAccess() }
     }
 
@@ -141,9 +170,19 @@ struct PostgresStreamScan {
         }
         var carriers: [String: StreamCarriers] = [:]
         if !sharedKeys.isEmpty {
-            for raw in try await db.rows(
-                "SELECT dedup_key, feed, feed_position, id FROM item WHERE NOT staged AND dedup_key = ANY(\(sharedKeys))")
-            {
+            var binds = PostgresBindings()
+            binds.append(sharedKeys)
+            var sql = """
+                SELECT carrier.dedup_key, carrier.feed, carrier.feed_position, carrier.id FROM item AS carrier
+                WHERE NOT carrier.staged AND carrier.dedup_key = ANY($1::text[])
+                """
+            var selected = selectionSQL(after: binds.count)
+            if let kept = selected.kept("carrier") {
+                let finished = selected.finish(" AND \(kept)")
+                sql += finished.sql
+                PostgresSelectionDialect.append(finished.binds, to: &binds)
+            }
+            for raw in try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)) {
                 let (dedupKey, feed, position, id) = try raw.decode((String, String, Int64, String).self)
                 guard let rank = rankByFeed[feed] else { continue }
                 carriers[dedupKey, default: StreamCarriers()].append(
@@ -168,6 +207,15 @@ struct PostgresStreamScan {
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
     func totalItems() async throws -> Int {
         guard !ranked.isEmpty else { return 0 }
+        if selection.narrows {
+            let (sql, selectionBinds) = SelectionCount.statement(
+                PostgresSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection,
+                rank: { alias, listing in "array_position(\(listing), \(alias).feed)" })
+            var binds = PostgresBindings()
+            PostgresSelectionDialect.append(selectionBinds, to: &binds)
+            let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: binds))
+            return Int(try row?.get("total", Int64.self) ?? 0)
+        }
         let row = try await db.row(
             """
             SELECT (SELECT COALESCE(SUM(visible_items), 0) FROM feed WHERE name = ANY(\(ranked)::text[]))::bigint

@@ -1,0 +1,139 @@
+package import FeedSearch
+
+/// A boolean combination of text terms: what a full-text index answers by itself (an FTS5 `MATCH`
+/// expression, a `tsquery`).
+package indirect enum TextSet: Sendable, Equatable {
+    /// Rows with the term.
+    case term(SearchQuery.TextTerm)
+    /// Rows in every set (no set: every row).
+    case all([TextSet])
+    /// Rows in at least one set (no set: no row).
+    case any([TextSet])
+
+    /// The same set without the parts that add nothing: empty alternatives dropped, an
+    /// intersection with an empty part empty, one-part groups unwrapped. An index query is
+    /// rendered only from a simplified set that is not empty (FTS5 has no empty group).
+    package var simplified: TextSet {
+        switch self {
+        case .term: return self
+        case .all(let parts):
+            let parts = parts.map(\.simplified)
+            if parts.contains(where: \.isEmpty) { return .any([]) }
+            return parts.count == 1 ? parts[0] : .all(parts)
+        case .any(let parts):
+            let parts = parts.map(\.simplified).filter { !$0.isEmpty }
+            return parts.count == 1 ? parts[0] : .any(parts)
+        }
+    }
+
+    /// Whether the set is empty whatever the rows (an `any` of nothing).
+    package var isEmpty: Bool {
+        switch self {
+        case .term: false
+        case .all(let parts): parts.contains(where: \.isEmpty)
+        case .any(let parts): parts.allSatisfy(\.isEmpty)
+        }
+    }
+}
+
+/// What the full-text index alone can say about the rows a selection matches, so that a read
+/// touches those rows (or their complement) instead of the store:
+/// - ``within(_:)``: every matching row is in the set (the set is a superset of the matches);
+/// - ``outside(_:)``: every row not in the set matches (the rows that fail are in the set);
+/// - ``unbounded``: the index says nothing (a query of dates, feeds or sources only).
+package enum SelectionBound: Sendable, Equatable {
+    case within(TextSet)
+    case outside(TextSet)
+    case unbounded
+
+    /// Everything matches: no row can fail.
+    package static let everything = SelectionBound.outside(.any([]))
+
+    /// The bound of `query`'s matches.
+    package init(_ query: SearchQuery) {
+        switch query {
+        case .text(let term): self = .within(.term(term))
+        case .feed, .source, .date: self = .unbounded
+        case .not(let part): self = SelectionBound(part).negated
+        case .all(let parts): self = .all(parts.map(SelectionBound.init))
+        case .any(let parts): self = .any(parts.map(SelectionBound.init))
+        }
+    }
+
+    /// The bound of rows that do not match.
+    package var negated: SelectionBound {
+        switch self {
+        case .within(let set): .outside(set)
+        case .outside(let set): .within(set)
+        case .unbounded: .unbounded
+        }
+    }
+
+    /// The bound of rows matching every part: within the intersection of the parts' sets when any
+    /// part is bounded so; else failing only inside the union of the parts' complements.
+    package static func all(_ parts: [SelectionBound]) -> SelectionBound {
+        var within: [TextSet] = []
+        var outside: [TextSet] = []
+        var unbounded = false
+        for part in parts {
+            switch part {
+            case .within(let set): within.append(set)
+            case .outside(let set): outside.append(set)
+            case .unbounded: unbounded = true
+            }
+        }
+        if !within.isEmpty { return .within(TextSet.all(within).simplified) }
+        if unbounded { return .unbounded }
+        return .outside(TextSet.any(outside).simplified)
+    }
+
+    /// The bound of rows matching at least one part: within the union when every part is bounded
+    /// so; else failing only inside the intersection of the complements.
+    package static func any(_ parts: [SelectionBound]) -> SelectionBound {
+        var within: [TextSet] = []
+        var outside: [TextSet] = []
+        var unbounded = false
+        for part in parts {
+            switch part {
+            case .within(let set): within.append(set)
+            case .outside(let set): outside.append(set)
+            case .unbounded: unbounded = true
+            }
+        }
+        if !outside.isEmpty { return .outside(TextSet.all(outside).simplified) }
+        if unbounded { return .unbounded }
+        return .within(TextSet.any(within).simplified)
+    }
+
+    /// The bound of the rows `selection` keeps and matches, for a listing of `feeds`: the rules'
+    /// drops bound the rows they hide; keep rules bound the rows kept only when every listed
+    /// feed has one.
+    package init(_ selection: StreamSelection, feeds: [String]) {
+        var parts = [SelectionBound(selection.query)]
+        // The rows a drop rule hides: a global rule's matches; a feed's own rule's matches in
+        // that feed, which the index bounds only when the rule's matches are bounded.
+        var drops: [SelectionBound] = selection.rules.global.compactMap {
+            $0.action == .drop ? SelectionBound($0.query) : nil
+        }
+        var keeps: [SelectionBound] = []
+        var everyFeedKeeps = true
+        var seen: Set<String> = []
+        for feed in feeds where seen.insert(feed).inserted {
+            for rule in selection.rules.feeds[feed] ?? [] where rule.action == .drop {
+                drops.append(.all([.unbounded, SelectionBound(rule.query)]))
+            }
+            let feedKeeps = selection.rules.keeps(for: feed)
+            if feedKeeps.isEmpty {
+                everyFeedKeeps = false
+                continue
+            }
+            // Rows of the feed that no keep rule matches are hidden: `NOT feed:F OR keeps`.
+            let matched = SelectionBound.any(feedKeeps.map(SelectionBound.init))
+            parts.append(.any([.unbounded, matched]))
+            keeps.append(matched)
+        }
+        if !drops.isEmpty { parts.append(SelectionBound.any(drops).negated) }
+        if everyFeedKeeps && !keeps.isEmpty { parts.append(.any(keeps)) }
+        self = .all(parts)
+    }
+}

@@ -1,0 +1,85 @@
+import FeedCore
+import FeedSearch
+import FeedStorage
+import FeedaggTesting
+import Foundation
+import GRDB
+import Testing
+
+@testable import FeedStore
+
+/// SQLite's full-text index (schema v7): built for the stored items by the migration, kept in
+/// step with every write (new items, changed ones, deleted feeds), and keyed so that `VACUUM`
+/// cannot mix it up.
+@Suite("SQLite search index")
+struct SearchIndexTests {
+    static func ids(_ store: FeedStore, _ query: String, feeds: [String]) throws -> [String] {
+        let page = try store.stream(
+            feeds: feeds, sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)), after: nil,
+            limit: 100)
+        return page.entries.map { "\($0.feed)/\($0.item.id)" }
+    }
+
+    @Test("the migration indexes the items a store held before it")
+    func migrationBackFills() throws {
+        let dir = try TemporaryFolder("search-v7")
+        defer { dir.remove() }
+        let path = dir.path("old.sqlite")
+        try SchemaV5MigrationTests.writeV4Store(at: path)
+        let store = try FeedStore.open(path: path)
+        defer { try? store.close() }
+        #expect(try Self.ids(store, "a1", feeds: ["a", "b", "c"]) == ["a/a1", "b/a1"])
+        // b1 shares its URL with a2 and c1: the stream shows a's copy, "title a2", which the
+        // query is matched against.
+        #expect(try Self.ids(store, "title:b*", feeds: ["a", "b", "c"]) == ["b/b2"])
+        #expect(try Self.ids(store, "title:b*", feeds: ["b", "a", "c"]) == ["b/b1", "b/b2"])
+        // a5 and c2 are staged: indexed, never shown.
+        #expect(try Self.ids(store, "a5 OR c2", feeds: ["a", "b", "c"]) == [])
+    }
+
+    @Test("new, changed and deleted items are found as they are now, also after VACUUM")
+    func keptInStep() throws {
+        let dir = try TemporaryFolder("search-step")
+        defer { dir.remove() }
+        let path = dir.path("store.sqlite")
+        let store = try FeedStore.open(path: path)
+        defer { try? store.close() }
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        func commit(_ feed: String, _ items: [FeedItem]) throws {
+            try store.commitPull(
+                feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
+                error: nil, cacheEntries: [])
+        }
+        try commit("a", [
+            FeedItem(id: "1", title: "Crème brûlée recipes", summary: "server-side", updated: day),
+            FeedItem(id: "2", title: "Rust notes", author: FeedAuthor(name: "Zoë"), updated: day),
+        ])
+        try commit("b", [FeedItem(id: "3", title: "creme", updated: day)])
+        #expect(try Self.ids(store, "creme", feeds: ["a", "b"]) == ["a/1", "b/3"])
+        #expect(try Self.ids(store, "\"server side\"", feeds: ["a", "b"]) == ["a/1"])
+        #expect(try Self.ids(store, "author:zoe", feeds: ["a", "b"]) == ["a/2"])
+        // A changed title replaces the old tokens.
+        try commit("a", [
+            FeedItem(id: "1", title: "Soufflé", summary: "server-side", updated: day),
+            FeedItem(id: "2", title: "Rust notes", author: FeedAuthor(name: "Zoë"), updated: day),
+        ])
+        #expect(try Self.ids(store, "creme", feeds: ["a", "b"]) == ["b/3"])
+        #expect(try Self.ids(store, "souffle", feeds: ["a", "b"]) == ["a/1"])
+        // Deleting a feed removes its items from the index.
+        try store.delete(feeds: ["a"])
+        #expect(try Self.ids(store, "souffle OR rust OR creme", feeds: ["a", "b"]) == ["b/3"])
+        // VACUUM may renumber rowids (this SQLite keeps them, others need not): the index is keyed
+        // by `doc`, which it keeps, and a later insert takes a new one.
+        try store.close()
+        let queue = try DatabaseQueue(path: path)
+        try queue.vacuum()
+        try queue.close()
+        let reopened = try FeedStore.open(path: path)
+        defer { try? reopened.close() }
+        try reopened.commitPull(
+            feed: "c", source: "github.repos", items: [FeedItem(id: "4", title: "Brûlée again", updated: day)],
+            complete: true, stats: PullStats(pages: 1, requests: 1), error: nil, cacheEntries: [])
+        #expect(try Self.ids(reopened, "creme", feeds: ["a", "b", "c"]) == ["b/3"])
+        #expect(try Self.ids(reopened, "brulee", feeds: ["a", "b", "c"]) == ["c/4"])
+    }
+}

@@ -1,0 +1,145 @@
+import DeterministicRandom
+import FeedCore
+import FeedSearch
+import FeedStorage
+import FeedaggTesting
+import Foundation
+import Testing
+
+@testable import FeedStore
+
+/// Search and filter rules on both engines (issue 28): random stores, random queries of every
+/// construct of the language and random rule sets, read by cursor and by page number, against
+/// the reference computed from every stored row (``SearchReference``), and SQLite against
+/// PostgreSQL for the same commits.
+@Suite("Search and filter rules equal the reference evaluator, on both engines")
+struct SearchEquivalenceTests {
+    /// The time ages count back from (a few days after the random stores' dates).
+    static let now = Date(timeIntervalSince1970: 1_700_000_000 + 6 * 86_400)
+
+    /// The selections tried on the store of `seed`: random queries without rules, then random
+    /// rule sets with and without a query.
+    static func selections(seed: Int, count: Int) throws -> [(text: String, selection: StreamSelection)] {
+        var random = SplitMix(state: UInt64(seed) &* 7919)
+        var selections: [(String, StreamSelection)] = []
+        for index in 0..<count {
+            let text = RandomSearchText.query(using: &random)
+            let query = try SearchQuery(parsing: text)
+            var rules = FilterRules.none
+            var described = ""
+            if index % 3 != 0 {
+                var global: [FilterRule] = []
+                var feeds: [String: [FilterRule]] = [:]
+                for rule in RandomSearchText.rules(using: &random) {
+                    let action: FilterRule.Action =
+                        rule.action == "drop" ? .drop : rule.action == "keep" ? .keep : .tag(String(rule.action.dropFirst(4)))
+                    let parsed = FilterRule(action, query: try SearchQuery(parsing: rule.query), text: rule.query)
+                    if let scope = rule.scope { feeds[scope, default: []].append(parsed) } else { global.append(parsed) }
+                    described += " [\(rule.scope ?? "*") \(rule.action): \(rule.query)]"
+                }
+                rules = FilterRules(global: global, feeds: feeds)
+            }
+            let withQuery = index % 3 != 1
+            selections.append(
+                ((withQuery ? text : "") + described,
+                 StreamSelection(query: withQuery ? query : .everything, rules: rules, now: now)))
+        }
+        return selections
+    }
+
+    /// One query per construct of the grammar (docs/query.md), each field with each kind of text.
+    static let constructs = [
+        "swift", "SWIFT café", "naive", "file", "full", "日本語", "serv*", "\"server side\"", "\"server si\"*", "node.js",
+        "title:swift", "title:serv*", "title:\"server side\"", "summary:swift", "summary:lopes", "summary:\"node js\"",
+        "author:lopes", "author:\"ana lopes\"", "author:zo*", "title:lopes", "feed:alpha", "feed:beta", "feed:unknown",
+        "source:github.repos", "source:photos.500px", "after:2023-11-16", "before:2023-11-18", "newer:3d", "older:5d",
+        "-swift", "-feed:alpha", "swift OR rust", "swift rust", "-(swift OR rust) linux", "(café OR \"server side\") -author:bob",
+        "feed:beta -summary:full OR newer:2d",
+    ]
+
+    static func constructSelections() throws -> [(text: String, selection: StreamSelection)] {
+        try constructs.map { ($0, StreamSelection(query: try SearchQuery(parsing: $0), now: now)) }
+    }
+
+    static func entries(_ page: StoredStreamPage) -> [SearchReference.Entry] {
+        page.entries.map { SearchReference.Entry(feed: $0.feed, id: $0.item.id, feeds: $0.feeds, tags: $0.tags) }
+    }
+
+    /// Reads every listing of the store under each selection, walking by cursor, and expects the
+    /// reference's entries and total; the last page and a middle one by page number too.
+    static func check(
+        _ store: any StoreDriver, against reference: SearchReference, selections: [(text: String, selection: StreamSelection)],
+        context: String
+    ) throws {
+        for (text, selection) in selections {
+            for listing in RandomStreamStore.listings {
+                do {
+                    try check(store, against: reference, selection: selection, text: text, listing: listing, context: context)
+                } catch {
+                    Issue.record("\(context), listing \(listing.feeds), selection «\(text)»: \(error)")
+                }
+            }
+        }
+    }
+
+    static func check(
+        _ store: any StoreDriver, against reference: SearchReference, selection: StreamSelection, text: String,
+        listing: (feeds: [String], sources: [String]?), context: String
+    ) throws {
+        let expected = reference.entries(feeds: listing.feeds, sources: listing.sources, selection: selection)
+        let where_ = "\(context), listing \(listing.feeds) \(listing.sources ?? []), selection «\(text)»"
+        for limit in [4, 50] {
+            var cursor: StreamCursor?
+            var walked: [SearchReference.Entry] = []
+            var steps = 0
+            repeat {
+                let page = try store.stream(
+                    feeds: listing.feeds, sources: listing.sources, selection: selection, after: cursor, limit: limit)
+                #expect(page.totalItems == expected.count, "\(where_), limit \(limit), step \(steps): total")
+                walked += entries(page)
+                cursor = try page.nextCursor.map(StreamCursor.init)
+                steps += 1
+            } while cursor != nil && steps < 500
+            #expect(walked == expected, "\(where_), limit \(limit)")
+        }
+        let perPage = 3
+        let pages = max(1, (expected.count + perPage - 1) / perPage)
+        for number in Set([1, (pages + 1) / 2, pages]) {
+            let page = try store.stream(
+                feeds: listing.feeds, sources: listing.sources, selection: selection, page: number, perPage: perPage)
+            let slice = Array(expected.dropFirst((number - 1) * perPage).prefix(perPage))
+            #expect(entries(page) == slice, "\(where_), page \(number)")
+            #expect(page.totalItems == expected.count, "\(where_), page \(number): total")
+        }
+    }
+
+    @Test("SQLite: random queries and rules give the reference's entries, order, feeds, tags and totals", arguments: 1...10)
+    func sqlite(seed: Int) async throws {
+        let opened = try await StreamOrderEquivalenceTests.randomStore(.sqlite, seed: UInt64(seed))
+        defer { opened.cleanup() }
+        defer { try? opened.store.close() }
+        let store = try #require(opened.store as? FeedStore)
+        let reference = try SearchReference(store)
+        let selections = try Self.selections(seed: seed, count: 24) + (seed <= 2 ? try Self.constructSelections() : [])
+        try Self.check(store, against: reference, selections: selections, context: "sqlite seed \(seed)")
+    }
+
+    #if PostgreSQL
+        @Test("PostgreSQL: the same commits, queries and rules give SQLite's reference entries and totals", arguments: [3, 8])
+        func postgres(seed: Int) async throws {
+            let sqlite = try await StreamOrderEquivalenceTests.randomStore(.sqlite, seed: UInt64(seed))
+            let postgres = try await StreamOrderEquivalenceTests.randomStore(.postgres, seed: UInt64(seed))
+            defer {
+                try? sqlite.store.close()
+                try? postgres.store.close()
+                sqlite.cleanup()
+                postgres.cleanup()
+            }
+            let reference = try SearchReference(try #require(sqlite.store as? FeedStore))
+            try Self.check(
+                postgres.store, against: reference,
+                selections: try Self.selections(seed: seed, count: 16) + Self.constructSelections(),
+                context: "postgres seed \(seed)")
+        }
+    #endif
+}
