@@ -1,5 +1,7 @@
 public import FeedCore
 public import FeedStore
+import FeedSearch
+import FeedStorage
 import Foundation
 
 extension Aggregator {
@@ -7,8 +9,11 @@ extension Aggregator {
     /// only the pages needed to be sure of them are fetched, then commits what each feed fetched as
     /// a limited pull (``FeedPull/limited``: no cache entries, not complete, no baseline for the next
     /// pull) and prints one line per feed.
+    ///
+    /// The configuration's filter `rules` apply to what it prints, as to every read: to the page
+    /// read back from the store, and to the newest entries fetched (``FilterRules/applied(to:now:)``).
     func pullNewest(
-        _ limit: Int, feeds: [Feed], declared: [String], engine: FeedEngine, store: any StoreDriver,
+        _ limit: Int, feeds: [Feed], declared: [String], rules: FilterRules, engine: FeedEngine, store: any StoreDriver,
         settings: PullSettings, progress: PullProgress
     ) async throws -> PullReport {
         let console = self.console
@@ -75,11 +80,12 @@ extension Aggregator {
         let page = try await Self.offPool {
             try store.assignOwner(owner, feeds: committed)
             try store.placeUndatedItems(feedOrder: declared)
-            return try store.stream(feeds: declared, page: 1, perPage: max(1, limit))
+            return try store.stream(
+                feeds: declared, sources: nil, selection: StreamSelection(rules: rules), page: 1, perPage: max(1, limit))
         }
         // Undated entries are dated by when the store first saw them (Atom and JSON Feed `updated`).
-        var dated = entries
-        let undated = entries.filter { $0.item.sortDate == nil }.map { (feed: $0.feed, id: $0.item.id) }
+        var dated = rules.applied(to: entries, now: Date())
+        let undated = dated.filter { $0.item.sortDate == nil }.map { (feed: $0.feed, id: $0.item.id) }
         if !undated.isEmpty, let seen = try? await Self.offPool({ try store.firstSeen(undated) }) {
             for index in dated.indices where dated[index].item.sortDate == nil {
                 dated[index].firstSeen = seen[dated[index].feed]?[dated[index].item.id]

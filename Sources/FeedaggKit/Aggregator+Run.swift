@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSearch
 import FeedStore
 import FeedStorage
 import Foundation
@@ -52,8 +53,10 @@ extension Aggregator {
 
     /// The pull's report: each feed's commit or store failure, and the requested page of the
     /// unified stream read back from the store (in the order the feeds are declared).
+    ///
+    /// - Parameter rules: the configuration's filter rules, applied to the page as to every read.
     func makeReport(
-        _ outcomes: [FeedOutcome], declared: [String], store: any StoreDriver, settings: PullSettings
+        _ outcomes: [FeedOutcome], declared: [String], rules: FilterRules, store: any StoreDriver, settings: PullSettings
     ) async throws -> PullReport {
         var commits: [String: CommitSummary] = [:]
         var failures: [String: StoreError] = [:]
@@ -69,7 +72,9 @@ extension Aggregator {
                 return StoredStreamPage(
                     entries: [], totalItems: 0, perPage: settings.perPage, totalPages: 0, page: settings.page, nextCursor: nil)
             }
-            return try store.stream(feeds: declared, page: settings.page, perPage: settings.perPage)
+            return try store.stream(
+                feeds: declared, sources: nil, selection: StreamSelection(rules: rules), page: settings.page,
+                perPage: settings.perPage)
         }
         var report = PullReport(
             results: outcomes.map(\.result), commits: commits, storeFailures: failures, page: page,

@@ -1,6 +1,8 @@
 public import FeedConfig
 public import FeedCore
-public import FeedStore
+import FeedStore
+public import FeedStorage
+import FeedSearch
 import ExecSource
 import Foundation
 
@@ -38,7 +40,9 @@ extension Aggregator {
                 + "every configuration before is \(legacy): read it with `--db \(legacy)`")
     }
 
-    /// `feedagg show`: a page of the unified stream from the store, with no network at all.
+    /// `feedagg show`: a page of the unified stream from the store, with no network at all: the
+    /// entries ``ShowSettings/query`` and ``ShowSettings/view`` select, as the configuration's
+    /// filter rules leave the stream (``StreamSelection``).
     ///
     /// - Parameter listed: called once, before the page is read, with the feeds the listing covers
     ///   in stream order (the declared or stored feeds narrowed to ``ShowSettings/feeds``): what an
@@ -49,10 +53,12 @@ extension Aggregator {
         try listed(listing.feeds)
         if let cursor = listing.cursor {
             return try listing.store.stream(
-                feeds: listing.feeds, sources: listing.sources, after: cursor, limit: settings.perPage)
+                feeds: listing.feeds, sources: listing.sources, selection: listing.selection, after: cursor,
+                limit: settings.perPage)
         }
         return try listing.store.stream(
-            feeds: listing.feeds, sources: listing.sources, page: settings.page, perPage: settings.perPage)
+            feeds: listing.feeds, sources: listing.sources, selection: listing.selection, page: settings.page,
+            perPage: settings.perPage)
     }
 
     /// `feedagg show --all`: every entry of the listing (after ``ShowSettings/after`` when set),
@@ -68,18 +74,31 @@ extension Aggregator {
         var cursor = listing.cursor
         while true {
             let page = try listing.store.stream(
-                feeds: listing.feeds, sources: listing.sources, after: cursor, limit: settings.perPage)
+                feeds: listing.feeds, sources: listing.sources, selection: listing.selection, after: cursor,
+                limit: settings.perPage)
             try body(page)
             guard let next = page.nextCursor, !page.entries.isEmpty else { return }
             cursor = try StreamCursor(next)
         }
     }
 
+    /// A store opened for a read of the stream, with what the read lists.
+    struct Listing {
+        var store: any StoreDriver
+        /// The feeds, in stream order.
+        var feeds: [String]
+        /// The source types, `nil` for all.
+        var sources: [String]?
+        var cursor: StreamCursor?
+        /// The search and the filter rules.
+        var selection: StreamSelection
+        /// The configuration, when there is one.
+        var document: FeedsDocument?
+    }
 
-    /// Checks `settings` against feeds.yaml and opens the store: the feeds and sources to list.
-    private func openListing(_ settings: ShowSettings) throws
-        -> (store: any StoreDriver, feeds: [String], sources: [String]?, cursor: StreamCursor?)
-    {
+    /// Checks `settings` against feeds.yaml and opens the store: the feeds and sources to list,
+    /// and what is selected from them (the query, the view's, the filter rules).
+    func openListing(_ settings: ShowSettings) throws -> Listing {
         let cursor = try settings.after.map(StreamCursor.init)
         let types = registry.descriptors.map(\.typeName)
         for source in settings.sources where !types.contains(source) {
@@ -90,8 +109,18 @@ extension Aggregator {
         }
         let names: [String]
         let store: any StoreDriver
+        var document: FeedsDocument?
         if let configPath = settings.configPath {
-            names = try settings.declaredFeeds ?? declaredFeeds(configPath: configPath).map(\.name)
+            if let held = settings.document {
+                document = held
+                names = held.feeds.map(\.name)
+            } else if let declared = settings.declaredFeeds {
+                names = declared
+            } else {
+                let loaded = try FeedsLoader.load(path: configPath, sources: registry.descriptors, environment: environment)
+                document = loaded
+                names = loaded.feeds.map(\.name)
+            }
             try checkFeedNames(settings.feeds, in: names, origin: configPath)
             store = try settings.lentStore ?? openExistingStore(settings.store, config: configPath)
         } else {
@@ -104,8 +133,40 @@ extension Aggregator {
                 throw error
             }
         }
+        var query = settings.query
+        if let view = settings.view {
+            do {
+                query = .both(try Self.savedView(view, in: document, configPath: settings.configPath).query, query)
+            } catch {
+                if settings.lentStore == nil { try? store.close() }
+                throw error
+            }
+        }
+        let rules = settings.appliesRules ? document?.filters ?? .none : .none
         let feeds = settings.feeds.isEmpty ? names : names.filter(settings.feeds.contains)
-        return (store, feeds, settings.sources.isEmpty ? nil : settings.sources, cursor)
+        return Listing(
+            store: store, feeds: feeds, sources: settings.sources.isEmpty ? nil : settings.sources, cursor: cursor,
+            selection: StreamSelection(query: query, rules: rules, now: settings.now), document: document)
+    }
+
+    /// The view `name` of `document`, or a did-you-mean ``ConfigError``.
+    static func savedView(_ name: String, in document: FeedsDocument?, configPath: String?) throws -> SavedView {
+        guard let document else {
+            throw ConfigError(
+                "no view named '\(name)': views are declared in feeds.yaml, and this read has none", at: nil,
+                notes: ["help: pass the configuration that declares it with --config"])
+        }
+        if let view = document.view(named: name) { return view }
+        let names = document.views.map(\.name)
+        let origin = configPath ?? "feeds.yaml"
+        guard !names.isEmpty else {
+            throw ConfigError(
+                "no view named '\(name)': \(origin) declares no views", at: nil,
+                notes: ["help: add one: views: [{name: \(name), query: \"swift -beta\"}] (docs/query.md)"])
+        }
+        throw ConfigError(
+            "no view named '\(name)' in \(origin)", at: nil,
+            notes: Suggestion.didYouMean(name, in: names) + ["views: \(names.joined(separator: ", "))"])
     }
 
     /// Throws a did-you-mean ``ConfigError`` for the first of `requested` not in `names`.

@@ -90,7 +90,7 @@ public struct Aggregator: Sendable {
     ///
     /// The phases are ``PullSetup`` (client, cache, request log and progress, engine),
     /// ``pullFeeds(_:setup:store:settings:restart:)`` (the feeds, each committed as it finishes)
-    /// and ``makeReport(_:declared:store:settings:)`` (the page read back from the store).
+    /// and ``makeReport(_:declared:rules:store:settings:)`` (the page read back from the store).
     public func pull(_ settings: PullSettings) async throws -> PullReport {
         // Configuration errors come first: nothing is opened or fetched for a bad feeds.yaml.
         let (document, declaredFeeds) = try load(configPath: settings.configPath)
@@ -158,12 +158,12 @@ public struct Aggregator: Sendable {
         defer { interruption?.stop() }
         if let limit = settings.limit {
             return try await pullNewest(
-                limit, feeds: feeds, declared: declared, engine: setup.engine, store: store, settings: settings,
-                progress: setup.progress)
+                limit, feeds: feeds, declared: declared, rules: document.filters, engine: setup.engine, store: store,
+                settings: settings, progress: setup.progress)
         }
         // Replays and recordings run against stand-in origins: they never continue a stored pull.
         let restart = settings.refresh == .full || replay != nil || settings.recordDirectory != nil
         let outcomes = await pullFeeds(feeds, setup: setup, store: store, settings: settings, restart: restart)
-        return try await makeReport(outcomes, declared: declared, store: store, settings: settings)
+        return try await makeReport(outcomes, declared: declared, rules: document.filters, store: store, settings: settings)
     }
 }

@@ -6,7 +6,8 @@ public import Foundation
 /// Every entry has its stable `tag:` id (``FeedIdentity``), a text `title`, `updated` (see
 /// ``SyndicationEntry/updated(of:)``), `published` when distinct, the author (`name`, `uri`),
 /// `link rel="alternate"` to the item's page, the image as `link rel="enclosure"`, the summary as
-/// `summary type="text"`, and one `category term=` per feed carrying it. An entry without a web
+/// `summary type="text"`, one `category term=` per feed carrying it, then one per label the
+/// configuration's tag rules give it. An entry without a web
 /// page gets a text `content` instead of the alternate link, as RFC 4287 §4.1.1 requires one or
 /// the other. The feed's `updated` is the newest entry's, never the time of the request.
 ///
@@ -82,7 +83,7 @@ public enum AtomRenderer {
         if entry.url == nil {
             out += "    <content type=\"text\">\(XMLText.escaped(entry.summary ?? entry.title))</content>\n"
         }
-        for feed in entry.feeds { out += "    <category term=\"\(XMLText.escaped(feed))\"/>\n" }
+        for term in entry.feeds + entry.labels { out += "    <category term=\"\(XMLText.escaped(term))\"/>\n" }
         out += "  </entry>\n"
         return out
     }

@@ -8,7 +8,7 @@ import Foundation
 /// page), `title`, `summary` and `content_text` (the summary, else the title: JSON Feed requires
 /// content), `image`, `date_published` when distinct from `date_modified`, `date_modified` (see
 /// ``SyndicationEntry/updated(of:)``), `authors` (`name`, `url`, `avatar`) and `tags` (every feed
-/// carrying the item). JSON Feed has no feed-level date.
+/// carrying the item, then the labels of the configuration's tag rules). JSON Feed has no feed-level date.
 ///
 /// The next page's cursor is in feedagg's extension object (JSON Feed reserves keys starting with
 /// `_` for extensions, which readers ignore): `"_feedagg": {"feed_id": "tag:…", "next_cursor": "TOKEN"}`
@@ -83,7 +83,7 @@ public enum JSONFeedRenderer {
             if let avatar = entry.authorAvatar { author.append(("avatar", .string(avatar))) }
             fields.append(("authors", .array([.object(author)])))
         }
-        fields.append(("tags", .array(entry.feeds.map(JSON.string))))
+        fields.append(("tags", .array((entry.feeds + entry.labels).map(JSON.string))))
         return .object(fields)
     }
 }

@@ -16,9 +16,18 @@ public struct ShowCommandLine: Sendable, Equatable {
     public var perPage: Int?
     /// `--wide`.
     public var wide = false
+    /// `--view` (a saved view's name), `nil` for none.
+    public var view: String?
+    /// `--query` as given, `nil` for none.
+    public var query: String?
 
     /// Creates a command line.
-    public init(config: String? = nil, db: String? = nil, feeds: [String] = [], sources: [String] = [], perPage: Int? = nil, wide: Bool = false) {
+    public init(
+        config: String? = nil, db: String? = nil, feeds: [String] = [], sources: [String] = [], perPage: Int? = nil,
+        wide: Bool = false, view: String? = nil, query: String? = nil
+    ) {
+        self.view = view
+        self.query = query
         self.config = config
         self.db = db
         self.feeds = feeds
@@ -34,6 +43,8 @@ public struct ShowCommandLine: Sendable, Equatable {
         if let db { arguments += ["--db", db] }
         for feed in feeds { arguments += ["--feed", feed] }
         for source in sources { arguments += ["--source", source] }
+        if let view { arguments += ["--view", view] }
+        if let query { arguments.append("--query=" + query) }
         if let perPage { arguments += ["--per-page", String(perPage)] }
         if wide { arguments.append("--wide") }
         return arguments

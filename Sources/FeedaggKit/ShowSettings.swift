@@ -1,8 +1,9 @@
-import FeedConfig
+public import FeedConfig
 import FeedCore
+public import FeedSearch
 import FeedStore
 public import FeedStorage
-import Foundation
+public import Foundation
 
 /// What `feedagg show` reads.
 public struct ShowSettings: Sendable {
@@ -21,6 +22,22 @@ public struct ShowSettings: Sendable {
     public var perPage: Int = 20
     /// A `next_cursor` from an earlier page: show the entries after it.
     public var after: String?
+    /// A search (`--query`, `?q=`; docs/query.md), ANDed with the view's query when ``view`` is
+    /// set; ``SearchQuery/everything`` for none.
+    public var query: SearchQuery = .everything
+    /// A saved view of the configuration (`--view`, `/views/NAME.atom`), by name: its query is
+    /// ANDed with ``query``. An unknown name is a ``ConfigError`` with a did-you-mean.
+    public var view: String?
+    /// Whether the configuration's filter rules apply (they do for every read; `feedagg filters`
+    /// reads without them to compare).
+    public var appliesRules = true
+    /// The time ages (`newer:7d`) count back from; `nil`: the time of the read.
+    public var now: Date?
+    /// The configuration, when the caller holds it already (`feedagg serve` keeps the one it
+    /// loaded until SIGHUP): its feeds, views and filter rules are used instead of reading
+    /// ``configPath`` again, which then only locates the standard store. Takes the place of
+    /// ``declaredFeeds``.
+    public var document: FeedsDocument?
     /// The declared feeds in declaration order, when the caller holds the configuration already
     /// (`feedagg serve` keeps the one it loaded until SIGHUP): used instead of reading
     /// ``configPath`` again, which then only locates the standard store.

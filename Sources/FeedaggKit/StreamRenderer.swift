@@ -30,7 +30,9 @@ public enum StreamRenderer {
         }
     }
 
-    /// The JSON object of one entry: `id, feed, feeds, source, title, summary, url, author, image_url, published, updated`.
+    /// The JSON object of one entry: `id, feed, feeds, source, title, summary, url, author, image_url,
+    /// published, updated, tags` (`tags`: the labels of the configuration's tag rules, in rule
+    /// order; empty when none applies).
     public static func itemJSON(_ entry: StreamEntry) -> JSON {
         let item = entry.item
         let author: JSON =
@@ -52,6 +54,7 @@ public enum StreamRenderer {
             ("image_url", .optionalString(item.imageURL)),
             ("published", .optionalString(item.published.map(ISO8601.string(from:)))),
             ("updated", .optionalString(item.updated.map(ISO8601.string(from:)))),
+            ("tags", .array(entry.tags.map(JSON.string))),
         ])
     }
 
@@ -80,6 +83,12 @@ public enum StreamRenderer {
 
     static func feedsLabel(_ entry: StreamEntry) -> String {
         entry.feeds.count == 1 ? entry.feed : entry.feeds.joined(separator: "+")
+    }
+
+    /// The title as the table shows it: `[security, urgent] Title` when tag rules label the
+    /// entry, else the title alone.
+    static func taggedTitle(_ entry: StreamEntry) -> String {
+        entry.tags.isEmpty ? entry.item.title : "[" + entry.tags.joined(separator: ", ") + "] " + entry.item.title
     }
 
 }

@@ -30,6 +30,9 @@ public struct SyndicationEntry: Sendable {
     public var published: Date?
     /// Every feed carrying the item, in feed order (the provenance, as categories / tags).
     public var feeds: [String]
+    /// The labels of the configuration's tag rules (``StreamEntry/tags``), after the feeds as
+    /// categories / tags; a label that is also a feed's name is not repeated.
+    public var labels: [String]
 
     /// The date of an undated item that the store never saw (a `pull --limit` entry read from the
     /// network before it was stored): the Unix epoch, 1970-01-01T00:00:00Z, which says "unknown"
@@ -54,6 +57,7 @@ public struct SyndicationEntry: Sendable {
         self.updated = updated
         published = item.published.flatMap { $0 == updated ? nil : $0 }
         feeds = entry.feeds
+        labels = entry.tags.filter { !entry.feeds.contains($0) }
     }
 
     /// When the entry last changed: the item's `updated` date, else its `published` date, else

@@ -23,7 +23,7 @@ public struct TableLayout: Sendable {
         feedWidth = max(4, min(24, labels.map(TerminalText.cellWidth).max() ?? 4))
         let urls = entries.map { TerminalText.sanitized($0.item.url ?? "-") }
         urlWidth = style.wide ? max(3, urls.map(TerminalText.cellWidth).max() ?? 3) : 0
-        let longestTitle = entries.map { TerminalText.cellWidth(TerminalText.sanitized($0.item.title)) }.max() ?? 5
+        let longestTitle = entries.map { TerminalText.cellWidth(TerminalText.sanitized(StreamRenderer.taggedTitle($0))) }.max() ?? 5
         let width = style.terminalWidth ?? 120
         let fixed = 10 + 2 + feedWidth + 2 + (style.wide ? urlWidth + 2 : 0) + 2
         let room = max(0, width - fixed)
@@ -42,12 +42,13 @@ public struct TableLayout: Sendable {
         return columns.joined(separator: "  ")
     }
 
-    /// One entry's line (no newline); every remote field sanitised.
+    /// One entry's line (no newline); every remote field sanitised. Tag labels lead the title
+    /// (``StreamRenderer/taggedTitle(_:)``).
     public func row(_ entry: StreamEntry) -> String {
         let item = entry.item
         let date = item.sortDate.map { String(ISO8601.string(from: $0).prefix(10)) }
         let feed = TerminalText.sanitized(StreamRenderer.feedsLabel(entry))
-        let title = TerminalText.sanitized(item.title)
+        let title = TerminalText.sanitized(StreamRenderer.taggedTitle(entry))
         let summary = TerminalText.sanitized(item.summary ?? "")
         let url = TerminalText.sanitized(item.url ?? "")
         guard let width = style.terminalWidth else {

@@ -68,8 +68,8 @@ struct DeclarationReader {
     }
 
     /// The template variables the feed defines: its own keys (and inherited defaults) other than
-    /// the source's own, with `base_url` and `per_page` from the feed's context. Keys present but
-    /// null (an unset `${VAR}`) are defined and undefined-valued: they expand to nothing.
+    /// the source's own and `filters`, with `base_url` and `per_page` from the feed's context. Keys
+    /// present but null (an unset `${VAR}`) are defined and undefined-valued: they expand to nothing.
     func variables(feed: FeedContext) throws -> [String: URITemplate.Value] {
         var values: [String: URITemplate.Value] = [:]
         for (name, node) in variableNodes() where !node.isNull {
@@ -93,7 +93,8 @@ struct DeclarationReader {
         let mappings = [parameters.node.entries ?? [], parameters.defaults?.entries ?? []]
         for entries in mappings {
             for (key, value) in entries {
-                guard let name = key.scalar, name != "source", !HTTPSource.ownKeys.contains(name),
+                // `filters` are the feed's filter rules (read by the configuration loader), never sent.
+                guard let name = key.scalar, name != "source", name != "filters", !HTTPSource.ownKeys.contains(name),
                     seen.insert(name).inserted
                 else { continue }
                 out.append((name, value))

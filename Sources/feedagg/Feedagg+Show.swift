@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedCore
+import FeedSearch
 import FeedaggKit
 import FeedStore
 import FeedStorage
@@ -21,6 +22,12 @@ extension Feedagg {
                   feedagg show --after CURSOR     the page after a next_cursor
                   feedagg show --feed repos --format atom
                                                   one feed as Atom (or: jsonfeed)
+                  feedagg show --query 'swift -beta newer:7d'
+                                                  search (docs/query.md)
+                  feedagg show --view security    a saved view of feeds.yaml (views:)
+
+                The configuration's filter rules (filters: under settings: and per feed) apply to \
+                every read; `feedagg filters` previews them.
                 """)
 
         @OptionGroup var config: ConfigOptions
@@ -55,6 +62,18 @@ extension Feedagg {
         @Flag(help: "Table output: add a URL column (lines are then not cut to the terminal's width).")
         var wide = false
 
+        @Option(
+            name: .customLong("query"), parsing: .unconditional,
+            help: ArgumentHelp(
+                "Only the entries this query matches (docs/query.md), e.g. 'swift -beta newer:7d'.", valueName: "query"))
+        var query: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Only the entries of this saved view (views: in feeds.yaml); with --query, both must match.",
+                valueName: "name"))
+        var view: String?
+
         func validate() throws {
             if after != nil && stream.page != 1 { throw ValidationError("use either --page or --after, not both") }
             if all && stream.page != 1 { throw ValidationError("--all prints every page: it cannot be combined with --page") }
@@ -68,6 +87,9 @@ extension Feedagg {
             settings.page = stream.page
             settings.perPage = stream.perPage
             settings.after = after
+            settings.view = view
+            // A malformed query is a usage error: `query:1:COL: error: …` and a caret (exit 2).
+            if let query { settings.query = try SearchQuery(parsing: query) }
             let console = Console()
             let style = TableStyle.standardOutput(wide: wide)
             let aggregator = Aggregator(console: console)
@@ -76,7 +98,7 @@ extension Feedagg {
             var identity = FeedIdentity(feeds: [])
             let format = stream.format.output
             func listed(_ feeds: [String]) {
-                if format.isFeedDocument { identity = FeedIdentity(feeds: feeds, sources: sources) }
+                if format.isFeedDocument { identity = FeedIdentity(feeds: feeds, sources: sources, view: view, search: query) }
             }
             if all {
                 var printer: StreamPrinter?
@@ -92,7 +114,7 @@ extension Feedagg {
             let page = try aggregator.show(settings, listed: listed)
             let next = ShowCommandLine(
                 config: config.config.flatMap { $0 == "feeds.yaml" ? nil : $0 }, db: store.given.map(PostgresURL.redact), feeds: feeds,
-                sources: sources, perPage: stream.perPage == 20 ? nil : stream.perPage, wide: wide)
+                sources: sources, perPage: stream.perPage == 20 ? nil : stream.perPage, wide: wide, view: view, query: query)
             console.print(page.rendered(stream.format.output, style: style, next: next, identity: identity), style: style)
         }
     }

@@ -9,7 +9,9 @@ extension Feedagg {
         static let configuration = CommandConfiguration(
             abstract: "Check feeds.yaml without fetching anything.",
             discussion: """
-                Every error of the file is reported, each with its line and a caret, then their count.
+                Every error of the file is reported, each with its line and a caret, then their count. \
+                Every query (saved views, filter rules) is parsed: one that does not is an error at its \
+                column.
 
                 Examples:
                   feedagg validate
@@ -32,8 +34,15 @@ extension Feedagg {
                 lines.append(
                     "  \(feed.name) (\(feed.source.typeName)): \(reads)"
                         + (feed.context.maxPages.map { ", at most \(Plural.of($0, "page"))" } ?? "")
-                        + (declaration.credential.map { ", \($0)" } ?? ""))
+                        + (declaration.credential.map { ", \($0)" } ?? "")
+                        + (declaration.filters.isEmpty ? "" : ", " + Plural.of(declaration.filters.count, "filter rule")))
                 for warning in feed.source.setupWarnings() { aggregator.console.error(warning.description) }
+            }
+            if !document.filters.global.isEmpty {
+                lines.append("  every feed: " + Plural.of(document.filters.global.count, "filter rule") + " (settings)")
+            }
+            if !document.views.isEmpty {
+                lines.append("  views: " + document.views.map(\.name).joined(separator: ", "))
             }
             aggregator.console.output(lines.joined(separator: "\n") + "\n")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedCore
+import FeedSearch
 import FeedaggKit
 import FeedaggServer
 import FeedStore
@@ -27,7 +28,7 @@ struct Feedagg: AsyncParsableCommand {
             """,
         version: "feedagg \(FeedaggVersion.current)",
         subcommands: [
-            Pull.self, Show.self, Feeds.self, Prune.self, Validate.self, Sources.self, Record.self, Init.self, Plugin.self, Import.self, Export.self, Serve.self,
+            Pull.self, Show.self, Feeds.self, Filters.self, Prune.self, Validate.self, Sources.self, Record.self, Init.self, Plugin.self, Import.self, Export.self, Serve.self,
         ],
         defaultSubcommand: Pull.self)
 
@@ -60,6 +61,9 @@ struct Feedagg: AsyncParsableCommand {
             Console().error("feedagg: \(error)")
             Foundation.exit(
                 error.kind == .invalidCursor ? ExitStatus.usageOrConfig.rawValue : ExitStatus.storeUnavailable.rawValue)
+        } catch let error as SearchQueryError {
+            Console().error(error.description)
+            Foundation.exit(ExitStatus.usageOrConfig.rawValue)
         } catch let error as ServeError {
             Console().error(error.description)
             Foundation.exit(ExitStatus.usageOrConfig.rawValue)

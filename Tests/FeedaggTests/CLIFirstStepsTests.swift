@@ -33,7 +33,7 @@ private func withAcmeServer(_ body: (FaultServer, TemporaryFolder) async throws 
 }
 
 /// The commands `feedagg --help` lists.
-private let commands = ["pull", "show", "feeds", "prune", "validate", "sources", "record"]
+private let commands = ["pull", "show", "feeds", "filters", "prune", "validate", "sources", "record"]
 
 @Suite("CLI first steps: version, unknown commands, all config errors, completions, help")
 struct CLIFirstStepsTests {
@@ -299,7 +299,7 @@ struct CLIFirstStepsTests {
             #expect(pull.contains(option), "\(option) in:\n\(pull)")
         }
         let show = try await feedagg(["show", "--help"], in: folder).stdout
-        for option in ["--after <cursor>", "--source <type>", "--feed <name>"] {
+        for option in ["--after <cursor>", "--source <type>", "--feed <name>", "--query <query>", "--view <name>"] {
             #expect(show.contains(option), "\(option) in:\n\(show)")
         }
     }

@@ -136,7 +136,7 @@ struct DeclarationErrorTests {
             notes: [
                 "help: did you mean 'pagination'?",
                 "note: a key that is not a parameter of http must be a variable of the 'url' template",
-                "parameters of http: allow_insecure_http, base_url, fields, headers, interval, items, max_pages, name, order, pagination, per_page, source, token, url",
+                "parameters of http: allow_insecure_http, base_url, fields, filters, headers, interval, items, max_pages, name, order, pagination, per_page, source, token, url",
             ]),
         ExpectedError(
             label: "order with did-you-mean",
