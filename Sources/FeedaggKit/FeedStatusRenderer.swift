@@ -13,17 +13,20 @@ public enum FeedStatusRenderer {
     /// The JSON `feedagg serve` answers at `/api/feeds`: ``render(_:format:now:)``'s, less what
     /// belongs to the machine only: `token` says only whether a credential is set (`true`/`false`,
     /// never its variable or file), and there is no `config` and no `plugin_stderr`.
-    public static func renderServed(_ statuses: [FeedStatus]) -> String {
-        render(statuses, format: .json, now: Date(), served: true)
+    /// `extra` members follow `feeds` (the server's saved views).
+    public static func renderServed(_ statuses: [FeedStatus], extra: [(String, JSON)] = []) -> String {
+        render(statuses, format: .json, now: Date(), served: true, extra: extra)
     }
 
-    private static func render(_ statuses: [FeedStatus], format: OutputFormat, now: Date, served: Bool) -> String {
+    private static func render(
+        _ statuses: [FeedStatus], format: OutputFormat, now: Date, served: Bool, extra: [(String, JSON)] = []
+    ) -> String {
         switch format {
         // `feeds` offers table, json and jsonl; feed documents are for the stream (JSON here).
         case .json, .jsonl, .atom, .jsonfeed:
             let objects = statuses.map { json($0, served: served) }
             if format == .jsonl { return objects.map { $0.serialized() + "\n" }.joined() }
-            return JSON.object([("feeds", .array(objects))]).serialized() + "\n"
+            return JSON.object([("feeds", .array(objects))] + extra).serialized() + "\n"
         case .table:
             // Workers sharing a PostgreSQL store: who holds each feed, and when it is due next.
             let shared = statuses.contains { $0.workerSchedule != nil }

@@ -12,6 +12,9 @@ struct ServedConfiguration: Sendable {
 
     /// The declared feed names, in declaration order (the stream's order).
     var names: [String] { document.feeds.map(\.name) }
+
+    /// The saved views' names, in file order.
+    var viewNames: [String] { document.views.map(\.name) }
 }
 
 /// The current ``ServedConfiguration``, shared by the routes and the scheduler.

@@ -17,11 +17,15 @@ struct StreamReader: Sendable {
     /// The threads reads run on.
     let readPool: StoreReadPool
 
-    /// The page `query` asks for and the feeds it lists (what a feed document is named after).
+    /// The page `query` asks for and the feeds it lists (what a feed document is named after): its
+    /// search and view, under the running configuration's filter rules.
     func page(_ query: StreamQuery) async throws(RequestProblem) -> (page: StoredStreamPage, listed: [String]) {
         var show = ShowSettings(configPath: settings.configPath)
         show.store = settings.store
+        show.document = configuration.current.document
         show.declaredFeeds = configuration.current.names
+        show.query = query.query
+        show.view = query.view
         show.feeds = query.feeds
         show.sources = query.sources
         show.perPage = query.limit

@@ -1,11 +1,13 @@
 import FeedaggKit
 import FeedCore
+import FeedSearch
 import FeedStore
 import Hummingbird
 import HTTPTypes
 
-/// The read-only routes: the stream as JSON pages, Atom and JSON Feed documents, the feeds'
-/// statuses, the web page and the health check.
+/// The read-only routes: the stream as JSON pages, Atom and JSON Feed documents (of the stream, of
+/// each feed, of each saved view), the feeds' statuses, the web page and the health check. Every
+/// read takes `q` (a search) and applies the configuration's filter rules.
 struct StreamRoutes: Sendable {
     let reader: StreamReader
     /// The names the server answers to, for absolute URLs.
@@ -23,7 +25,7 @@ struct StreamRoutes: Sendable {
             Self.response(JSON.object([("status", .string("ok"))]).serialized() + "\n", type: MediaTypes.json)
         }
         router.readable("/api/items") { request, _ in await answer { try await items(request) } }
-        router.readable("/api/feeds") { _, _ in await answer { try await feeds() } }
+        router.readable("/api/feeds") { request, _ in await answer { try await feeds(request) } }
         router.readable("/stream.atom") { request, _ in
             await answer { try await document(request, path: "/stream.atom", format: .atom, feed: nil) }
         }
@@ -35,6 +37,13 @@ struct StreamRoutes: Sendable {
                 let file = context.parameters.get("file") ?? ""
                 let (name, format) = try Self.feedFile(file)
                 return try await document(request, path: "/feeds/" + file, format: format, feed: name)
+            }
+        }
+        router.readable("/views/:file") { request, context in
+            await answer {
+                let file = context.parameters.get("file") ?? ""
+                let (name, format) = try Self.viewFile(file)
+                return try await document(request, path: "/views/" + file, format: format, feed: nil, view: name)
             }
         }
         router.readable("/") { request, _ in await answer { try await page(request) } }
@@ -50,8 +59,8 @@ struct StreamRoutes: Sendable {
 
     /// `/api/items`: the JSON page of `show --format json`, with `Link: <…>; rel="next"`.
     func items(_ request: Request) async throws(RequestProblem) -> Response {
-        let query = try StreamQuery(request.uri, names: reader.configuration.current.names, sourceTypes: sourceTypes)
-        return try await kept(request, firstPage: query.after == nil) { () async throws(RequestProblem) in
+        let query = try streamQuery(request)
+        return try await kept(request, firstPage: keepsFirstPage(query)) { () async throws(RequestProblem) in
             try await renderItems(request, query: query)
         }
     }
@@ -84,6 +93,24 @@ struct StreamRoutes: Sendable {
         return rendered
     }
 
+    /// The request's ``StreamQuery``, checked against the running configuration (without its `q`
+    /// when `search` is false).
+    func streamQuery(_ request: Request, search: Bool = true) throws(RequestProblem) -> StreamQuery {
+        let current = reader.configuration.current
+        return try StreamQuery(
+            request.uri, names: current.names, sourceTypes: sourceTypes, views: current.viewNames, search: search)
+    }
+
+    /// Whether the answer to `query` may be kept until the store changes (``kept(_:firstPage:render:)``):
+    /// a first page, unless the search, the view or the filter rules count ages back from now
+    /// (`newer:7d`), whose matches change with the time and not only with the store.
+    func keepsFirstPage(_ query: StreamQuery) -> Bool {
+        guard query.after == nil else { return false }
+        let document = reader.configuration.current.document
+        let view = query.view.flatMap { document.view(named: $0)?.query } ?? .everything
+        return !(query.query.dependsOnTime || view.dependsOnTime || document.filters.dependsOnTime)
+    }
+
     /// ``items(_:)`` rendered from the store.
     func renderItems(_ request: Request, query: StreamQuery) async throws(RequestProblem) -> Response {
         let (page, _) = try await reader.page(query)
@@ -95,46 +122,66 @@ struct StreamRoutes: Sendable {
         return response
     }
 
-    /// `/api/feeds`: `feedagg feeds --format json`.
-    func feeds() async throws(RequestProblem) -> Response {
+    /// `/api/feeds`: `feedagg feeds --format json`, and the saved views: `"views": [{"name",
+    /// "query", "atom", "json"}]` (the documents' absolute URLs).
+    func feeds(_ request: Request) async throws(RequestProblem) -> Response {
         var statuses = try await reader.feedStatuses()
         if let schedule = await scheduler?.workerSchedule() {
             for index in statuses.indices { statuses[index].workerSchedule = schedule[statuses[index].name] }
         }
-        return Self.response(FeedStatusRenderer.renderServed(statuses), type: MediaTypes.json)
+        let base = PublicURL(request, hosts: hosts)
+        let views = reader.configuration.current.document.views.map { view -> JSON in
+            let path = "/views/" + StreamQuery.encoded(view.name)
+            return .object([
+                ("name", .string(view.name)), ("query", .string(view.text)), ("atom", .string(base.url(path + ".atom"))),
+                ("json", .string(base.url(path + ".json"))),
+            ])
+        }
+        return Self.response(FeedStatusRenderer.renderServed(statuses, extra: [("views", .array(views))]), type: MediaTypes.json)
     }
 
-    /// An Atom or JSON Feed document of the stream (`feed` `nil`) or of one feed, linking to itself,
-    /// to the web page and to the next, older page.
-    func document(_ request: Request, path: String, format: OutputFormat, feed: String?) async throws(RequestProblem)
-        -> Response
-    {
-        let names = reader.configuration.current.names
-        var query = try StreamQuery(request.uri, names: names, sourceTypes: sourceTypes)
+    /// An Atom or JSON Feed document of the stream (`feed` and `view` `nil`), of one feed or of a
+    /// saved view, linking to itself, to the web page and to the next, older page.
+    func document(
+        _ request: Request, path: String, format: OutputFormat, feed: String?, view: String? = nil
+    ) async throws(RequestProblem) -> Response {
+        let current = reader.configuration.current
+        let names = current.names
+        var query = try streamQuery(request)
         if let feed {
             guard names.contains(feed) else {
                 throw RequestProblem(.notFound, "no feed named '\(feed)'" + StreamQuery.hint(feed, among: names, noun: "feeds"))
             }
             query.feeds = [feed]
         }
-        return try await kept(request, firstPage: query.after == nil) { () async throws(RequestProblem) in
-            try await renderDocument(request, path: path, format: format, feed: feed, query: query)
+        if let view {
+            guard current.viewNames.contains(view) else { throw StreamQuery.unknownView(view, among: current.viewNames) }
+            query.view = view
+        }
+        return try await kept(request, firstPage: keepsFirstPage(query)) { () async throws(RequestProblem) in
+            try await renderDocument(request, path: path, format: format, feed: feed, view: view, query: query)
         }
     }
 
-    /// ``document(_:path:format:feed:)`` rendered from the store.
-    func renderDocument(_ request: Request, path: String, format: OutputFormat, feed: String?, query: StreamQuery)
-        async throws(RequestProblem) -> Response
-    {
+    /// ``document(_:path:format:feed:view:)`` rendered from the store.
+    func renderDocument(
+        _ request: Request, path: String, format: OutputFormat, feed: String?, view: String?, query: StreamQuery
+    ) async throws(RequestProblem) -> Response {
         let (page, listed) = try await reader.page(query)
         let base = PublicURL(request, hosts: hosts)
+        // The path names the feed or the view: the links' queries do not repeat it.
         var own = query
         if feed != nil { own.feeds = [] }
-        var links = FeedLinks(selfURL: base.url(path, query: own.queryString(after: query.after)), alternateURL: base.url("/"))
+        if view != nil { own.view = nil }
+        var home = query
+        (home.limit, home.after) = (StreamQuery.defaultLimit, nil)
+        var links = FeedLinks(
+            selfURL: base.url(path, query: own.queryString(after: query.after)),
+            alternateURL: base.url("/", query: home.queryString(after: nil)))
         if let next = page.nextCursor, !page.entries.isEmpty {
             links.nextURL = base.url(path, query: own.queryString(after: next))
         }
-        let identity = FeedIdentity(feeds: listed, sources: query.sources)
+        let identity = FeedIdentity(feeds: listed, sources: query.sources, view: query.view, search: query.search)
         if format == .atom {
             let body = AtomRenderer.document(page.entries, identity: identity, nextCursor: page.nextCursor, links: links)
             return Self.response(body, type: MediaTypes.atom)
@@ -143,16 +190,42 @@ struct StreamRoutes: Sendable {
         return Self.response(body, type: MediaTypes.jsonFeed)
     }
 
-    /// `/`: the web page of the first page (or the page after `?after=`).
+    /// `/`: the web page of the first page (or the page after `?after=`), of the search `?q=` and
+    /// the view `?view=` when given. A search that does not parse is answered 400 with the page,
+    /// showing the parse error where the stream would be.
     func page(_ request: Request) async throws(RequestProblem) -> Response {
-        let query = try StreamQuery(request.uri, names: reader.configuration.current.names, sourceTypes: sourceTypes)
+        let views = reader.configuration.current.document.views
+        if let text = StreamQuery.search(in: request.uri) {
+            do {
+                _ = try SearchQuery(parsing: text)
+            } catch {
+                var query = try streamQuery(request, search: false)
+                query.after = nil
+                let statuses = try await reader.feedStatuses()
+                var response = Self.response(
+                    WebPage.render(
+                        entries: [], nextCursor: nil, feeds: statuses, query: query, totalItems: nil, views: views,
+                        search: text, searchError: error.description),
+                    type: MediaTypes.html)
+                response.status = .badRequest
+                return response
+            }
+        }
+        let query = try streamQuery(request)
         let (page, _) = try await reader.page(query)
         let statuses = try await reader.feedStatuses()
         return Self.response(
             WebPage.render(
                 entries: page.entries, nextCursor: page.nextCursor, feeds: statuses, query: query,
-                totalItems: page.totalItems),
+                totalItems: page.totalItems, views: views),
             type: MediaTypes.html)
+    }
+
+    /// A saved view's document file: `name.atom` → (`name`, atom); `name.json` → (`name`, jsonfeed).
+    static func viewFile(_ file: String) throws(RequestProblem) -> (String, OutputFormat) {
+        if file.hasSuffix(".atom") { return (String(file.dropLast(5)), .atom) }
+        if file.hasSuffix(".json") { return (String(file.dropLast(5)), .jsonfeed) }
+        throw RequestProblem(.notFound, "a view's documents are /views/NAME.atom and /views/NAME.json")
     }
 
     /// `name.atom` → (`name`, atom); `name.json` → (`name`, jsonfeed).

@@ -20,6 +20,8 @@ struct ItemCard {
     var avatar: String?
     /// The feeds that carry it, in feed order.
     var feedNames: [String]
+    /// The labels of the configuration's tag rules.
+    var tagLabels: [String]
     var sourceType: String
     /// ISO 8601, for `<time datetime>`.
     var dateMachine: String?
@@ -40,6 +42,7 @@ struct ItemCard {
         authorName = HTMLText.cleaned(item.author.flatMap { $0.name.isEmpty ? nil : $0.name })
         authorLink = authorName == nil ? nil : WebURL.safe(item.author?.url)
         feedNames = entry.feeds.isEmpty ? [entry.feed] : entry.feeds
+        tagLabels = entry.tags.map { HTMLText.cleaned($0) }
         sourceType = entry.source
         // The date the stream sorts by: updated, else published (the JSON API carries no other, so
         // the cards app.js adds show the same).

@@ -30,6 +30,11 @@ enum PageTemplate {
               <a class="subscribe" href="{{atomLink}}">Atom</a>
               <a class="subscribe" href="{{jsonFeedLink}}">JSON&nbsp;Feed</a>
             </div>
+            <form id="search" class="search" role="search" method="get" action="{{pagePath}}">
+              <input id="search-input" type="search" name="q" value="{{search}}" placeholder="Search: swift -beta newer:7d" aria-label="Search the stream" autocomplete="off" spellcheck="false">
+              {{#hiddenFields}}<input type="hidden" name="{{fieldName}}" value="{{fieldValue}}">{{/hiddenFields}}
+              <button class="button" type="submit">Search</button>
+            </form>
           </div>
         </header>
         <main class="page">
@@ -52,6 +57,8 @@ enum PageTemplate {
               </table>
             </div>
           </details>
+          {{#hasViews}}<nav class="views" aria-label="Saved views"><span class="muted">Views:</span>{{#views}} <span class="view"><a href="{{viewPage}}" title="{{viewQuery}}">{{viewName}}</a> <a class="subscribe" href="{{viewAtom}}" title="{{viewName}} as Atom">Atom</a> <a class="subscribe" href="{{viewJSON}}" title="{{viewName}} as JSON Feed">JSON</a></span>{{/views}}</nav>{{/hasViews}}
+          {{#searchError}}<div id="search-error" class="search-error" role="alert"><p>The search does not parse:</p><pre>{{searchError}}</pre></div>{{/searchError}}
           {{#filterLine}}<p class="filter">{{filterLine}} · <a href="/">all items</a></p>{{/filterLine}}
           {{#newestLink}}<p class="filter"><a href="{{newestLink}}">Back to the newest items</a></p>{{/newestLink}}
           <h2 class="visually-hidden">Stream</h2>
@@ -66,6 +73,7 @@ enum PageTemplate {
                   <p class="meta">
                     {{#authorName}}<span class="author">{{#avatar}}<img class="avatar" src="{{avatar}}" alt="" width="24" height="24" loading="lazy">{{/avatar}}{{#authorLink}}<a href="{{authorLink}}" rel="noopener noreferrer nofollow">{{authorName}}</a>{{/authorLink}}{{^authorLink}}{{authorName}}{{/authorLink}}</span>{{/authorName}}
                     <span class="feeds-of">{{#feedNames}}<span class="feed">{{.}}</span>{{/feedNames}}</span>
+                    {{#tagLabels}}<span class="tag">{{.}}</span>{{/tagLabels}}
                     <span class="source">{{sourceType}}</span>
                     {{#dateMachine}}<time datetime="{{dateMachine}}" title="{{dateKind}}">{{dateShort}}</time>{{/dateMachine}}
                   </p>

@@ -7,7 +7,9 @@ import Mustache
 /// feeds with when each was last updated and its last error, a refresh control and infinite scroll.
 ///
 /// The first page is rendered here, on the server, so the page works with JavaScript off: its
-/// cards, and a plain "Older items" link to `/?after=CURSOR`. With JavaScript on, ``WebAssets/script``
+/// cards, and a plain "Older items" link to `/?after=CURSOR`. A search box (a GET form, `q`)
+/// reloads the page with `/?q=QUERY`, a URL that can be shared; the saved views are listed with
+/// their documents. With JavaScript on, ``WebAssets/script``
 /// (served from ``WebAssets/scriptPath``) loads the following pages from `/api/items` as the
 /// reader nears the end, marks the end, and drives the refresh control (`POST /api/refresh`, then
 /// `/api/refresh/status` until it is done).
@@ -50,6 +52,29 @@ public enum StreamWebPage {
         }
     }
 
+    /// A saved view the page lists: its name and query, and where it is read.
+    public struct ViewLink: Sendable, Equatable {
+        /// The view's name.
+        public var name: String
+        /// Its query, as written in feeds.yaml.
+        public var query: String
+        /// The page showing it (`/?view=NAME`).
+        public var page: String
+        /// Its Atom document (`/views/NAME.atom`).
+        public var atom: String
+        /// Its JSON Feed document (`/views/NAME.json`).
+        public var jsonFeed: String
+
+        /// The view `name` at the server's routes (or under `pagePath`).
+        public init(name: String, query: String, pagePath: String = "/") {
+            self.name = name
+            self.query = query
+            page = PageModel.link(pagePath, [("view", name)])
+            atom = "/views/" + PageModel.percentEncoded(name) + ".atom"
+            jsonFeed = "/views/" + PageModel.percentEncoded(name) + ".json"
+        }
+    }
+
     /// What the server knows beyond the entries; every field is optional.
     public struct Options: Sendable {
         /// Items per page (the query's `limit`); when `nil`, the number of entries of a page that
@@ -63,14 +88,29 @@ public enum StreamWebPage {
         public var feedFilter: [String]
         /// The query's `source=` filters, likewise.
         public var sourceFilter: [String]
+        /// The search (`q=`), shown in the search box and kept in the page's links and in what
+        /// the script asks `/api/items` for.
+        public var search: String?
+        /// Why the search does not parse (`query:1:COL: error: …`, the query, a caret): shown
+        /// instead of the stream.
+        public var searchError: String?
+        /// The saved view shown (`view=`), kept likewise.
+        public var view: String?
+        /// The configuration's saved views, listed on the page.
+        public var views: [ViewLink]
         /// The server's routes.
         public var endpoints: Endpoints
 
         /// Options; the defaults suit the newest page of the unfiltered stream.
         public init(
             perPage: Int? = nil, totalItems: Int? = nil, after: String? = nil, feedFilter: [String] = [],
-            sourceFilter: [String] = [], endpoints: Endpoints = Endpoints()
+            sourceFilter: [String] = [], search: String? = nil, searchError: String? = nil, view: String? = nil,
+            views: [ViewLink] = [], endpoints: Endpoints = Endpoints()
         ) {
+            self.search = search
+            self.searchError = searchError
+            self.view = view
+            self.views = views
             self.perPage = perPage
             self.totalItems = totalItems
             self.after = after

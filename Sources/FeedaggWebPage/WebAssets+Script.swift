@@ -15,7 +15,7 @@ extension WebAssets {
           if (!stream || !window.fetch) { return; }
 
           // The page's own query decides what the API is asked for: the same feed= and source= filters
-          // (each may repeat) and the same page size.
+          // (each may repeat), the same search (q=) and saved view (view=), and the same page size.
           var pageQuery = new URLSearchParams(window.location.search);
           var perPage = parseInt(pageQuery.get('limit'), 10) || parseInt(stream.getAttribute('data-per-page'), 10) || 20;
           var itemsURL = stream.getAttribute('data-items');
@@ -23,7 +23,7 @@ extension WebAssets {
           var refreshURL = stream.getAttribute('data-refresh');
           var refreshStatusURL = stream.getAttribute('data-refresh-status');
           var filters = [];
-          ['feed', 'source'].forEach(function (name) {
+          ['feed', 'source', 'view', 'q'].forEach(function (name) {
             pageQuery.getAll(name).forEach(function (value) { if (value) { filters.push([name, value]); } });
           });
           var cursor = stream.getAttribute('data-next-cursor') || null;
@@ -148,6 +148,7 @@ extension WebAssets {
             var names = Array.isArray(item.feeds) && item.feeds.length ? item.feeds : [item.feed];
             names.forEach(function (name) { feeds.appendChild(el('span', 'feed', name)); });
             meta.appendChild(feeds);
+            (Array.isArray(item.tags) ? item.tags : []).forEach(function (label) { meta.appendChild(el('span', 'tag', label)); });
             meta.appendChild(el('span', 'source', item.source));
             var date = item.updated || item.published;
             if (typeof date === 'string' && date.length >= 16) {

@@ -48,6 +48,13 @@ extension WebAssets {
         .feed-error { color: var(--error); overflow-wrap: anywhere; }
         .feed-error .muted { color: var(--muted); }
         .filter { color: var(--muted); font-size: .9rem; }
+        .search { flex: 1 1 100%; display: flex; gap: .5rem; }
+        .search input { flex: 1 1 auto; min-width: 0; font: inherit; font-size: .95rem; padding: .35rem .75rem; border-radius: 999px;
+          border: 1px solid var(--line); background: var(--bg); color: var(--text); min-height: 2.25rem; }
+        .search-error { color: var(--error); background: var(--card); border: 1px solid var(--line); border-radius: .75rem; padding: .25rem 1rem; margin-bottom: 1rem; }
+        .search-error pre { overflow-x: auto; white-space: pre; font-size: .875rem; }
+        .views { color: var(--muted); font-size: .9rem; margin-bottom: 1rem; display: flex; flex-wrap: wrap; gap: .25rem .9rem; }
+        .view { white-space: nowrap; }
 
         .stream { list-style: none; margin: 0; padding: 0; display: grid; gap: .75rem; }
         .card { background: var(--card); border: 1px solid var(--line); border-radius: .75rem; overflow: hidden; box-shadow: var(--shadow); }
@@ -68,6 +75,7 @@ extension WebAssets {
         .feeds-of { display: inline-flex; flex-wrap: wrap; gap: .25rem; }
         .feed, .source { background: var(--chip); border-radius: 999px; padding: .05rem .55rem; }
         .source { background: transparent; border: 1px solid var(--line); }
+        .tag { background: var(--accent); color: var(--accent-text); border-radius: 999px; padding: .05rem .55rem; font-weight: 600; }
         .meta time { margin-left: auto; white-space: nowrap; }
 
         .loading, .end, .empty, .load-error, .pager { text-align: center; color: var(--muted); margin: 1.25rem 0; }

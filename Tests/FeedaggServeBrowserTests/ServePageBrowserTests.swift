@@ -157,6 +157,45 @@ struct ServePageBrowserTests {
         }
     }
 
+    @Test("the search box: typed and submitted, the results shareable as /?q=, scrolled to their end; without JavaScript too; a bad query shows its error")
+    func searchBox() async throws {
+        try await withStore(count: 3 * Self.perPage) { store in
+            // Every repo's summary ends "(item N)"; photos have none: more than one page, not all.
+            let query = "item -sqlite"
+            let expected = try await store.showPagedIDs(perPage: Self.perPage, query: query)
+            let everything = try await store.showPagedIDs(perPage: Self.perPage)
+            #expect(expected.count > Self.perPage && expected.count < everything.count, "\(expected)")
+            let report = try await runPageDriver([
+                "--url", store.base + "/?limit=\(Self.perPage)", "--search", query, "--bad-search", "item (",
+            ])
+            let seen = report["search"] as? [String: Any] ?? [:]
+            let context = "driver report: \(report)\nserver output:\n\(store.serve.output.suffix(3000))"
+            #expect((seen["before"] as? [String])?.count == Self.perPage, "\(context)")
+            #expect(seen["url"] as? String == store.base + "/?q=item+-sqlite&limit=\(Self.perPage)", "\(context)")
+            #expect(seen["box_value"] as? String == query)
+            #expect((seen["filter_line"] as? String)?.contains("results for \u{201C}item -sqlite\u{201D}") == true, "\(context)")
+            #expect(seen["total"] as? String == String(expected.count), "\(context)")
+            #expect(seen["first_page"] as? [String] == Array(expected.prefix(Self.perPage)), "server-rendered results: \(context)")
+            #expect(seen["ids"] as? [String] == expected, "scrolled to the end, the search's every match in order: \(context)")
+            #expect(seen["end_visible"] as? Bool == true, "\(context)")
+            let fetched = seen["fetched"] as? [String] ?? []
+            #expect(!fetched.isEmpty && fetched.allSatisfy { $0.contains("q=item%20-sqlite") && $0.contains("limit=\(Self.perPage)") }, "the script asks /api/items for the search: \(fetched)")
+            let consoleErrors = (seen["console_errors"] as? [String] ?? []).filter { !$0.contains("favicon.ico") }
+            #expect(consoleErrors.isEmpty, "\(consoleErrors)")
+
+            // Without JavaScript: the same URL renders the first page, its Older link the second.
+            let noJS = seen["no_js"] as? [String: Any] ?? [:]
+            #expect(noJS["first_page"] as? [String] == Array(expected.prefix(Self.perPage)), "\(noJS)")
+            #expect((noJS["second_url"] as? String)?.contains("q=item%20-sqlite") == true, "\(noJS)")
+            #expect(noJS["second_page"] as? [String] == Array(expected.dropFirst(Self.perPage).prefix(Self.perPage)), "\(noJS)")
+
+            // A query that does not parse: the page says why, with the caret, and shows no cards.
+            #expect((seen["bad_url"] as? String)?.contains("q=item+%28") == true, "\(context)")
+            #expect(seen["bad_error"] as? String == "The search does not parse:\nquery:1:6: error: '(' is never closed\n    item (\n         ^", "\(context)")
+            #expect(seen["bad_cards"] as? Int == 0 && seen["bad_box_value"] as? String == "item (", "\(context)")
+        }
+    }
+
     @Test("Refresh: an item added on the API appears first; progress shows only after the 0.5 s grace time")
     func refreshControl() async throws {
         try await withStore(count: 12) { store in

@@ -111,9 +111,9 @@ struct ServedStore {
         throw BrowserTestError("the served store never reached \(total) items (\(last))\n\(serve.output)")
     }
 
-    /// Item ids of the whole stream, read through `feedagg show --format json` page by page (the
-    /// `--after` cursor chain), `perPage` at a time.
-    func showPagedIDs(perPage: Int) async throws -> [String] {
+    /// Item ids of the whole stream (of the search `query` when given), read through `feedagg show
+    /// --format json` page by page (the `--after` cursor chain), `perPage` at a time.
+    func showPagedIDs(perPage: Int, query: String? = nil) async throws -> [String] {
         var ids: [String] = []
         var cursor: String? = nil
         repeat {
@@ -122,6 +122,7 @@ struct ServedStore {
                 String(perPage), "--format", "json",
             ]
             if let cursor { arguments += ["--after", cursor] }
+            if let query { arguments += ["--query", query] }
             let output = try await TestBinary.runFeedagg(arguments, environment: TestBinary.cleanEnvironment)
             guard output.status == 0,
                 let page = try JSONSerialization.jsonObject(with: output.standardOutput) as? [String: Any]

@@ -8,7 +8,7 @@ import Testing
 private let pageTags: Set<String> = [
     "html", "head", "meta", "title", "link", "script", "body", "a", "header", "div", "h1", "p", "span", "button",
     "main", "details", "summary", "table", "thead", "tr", "th", "tbody", "td", "time", "h2", "ol", "li", "article",
-    "img", "h3", "nav",
+    "img", "h3", "nav", "form", "input", "pre",
 ]
 
 /// A page of hostile entries, with a hostile feed error.

@@ -5,6 +5,7 @@ object with what it saw; the Swift test (ServePageBrowserTests) asserts on it.
     page_driver.py --url http://127.0.0.1:PORT/ --screenshot .build/screenshots/serve.png \
         [--scrolls 3] [--add-item-url URL] [--new-id ID]
     page_driver.py --url http://127.0.0.1:PORT/ --stop-server-pid PID
+    page_driver.py --url http://127.0.0.1:PORT/ --search QUERY [--bad-search QUERY]
 
 Steps:
   1. open the page; record the server-rendered cards (ids, per_page, whether an alert fired);
@@ -17,6 +18,10 @@ Steps:
      its next answer slow), click Refresh, wait for `--new-id` to appear; record when the progress
      indicator first showed, relative to the click, and the card ids afterwards.
 With --stop-server-pid, only this: open the page, stop the server, scroll; record the error row.
+With --search, only this: type QUERY into the search box and submit it; record the URL, the
+server-rendered results, then scroll to the end and record every card and the /api/items URLs the
+script fetched; the same URL with JavaScript off (its first page and the Older link's page); with
+--bad-search, submit that too and record the error the page shows.
 Nothing here reaches beyond 127.0.0.1.
 """
 import argparse
@@ -237,6 +242,72 @@ def server_down(url, pid, timeout, restart_signal):
     return seen
 
 
+# Run in every new document before the page's own script (DevTools' addScriptToEvaluateOnNewDocument):
+# records the URLs the page's script fetches (app.js calls the global fetch at each request), and
+# the cards the server rendered (at DOMContentLoaded, before a page fetched by app.js can arrive).
+RECORD_FETCHES = """
+window.__fetched = [];
+var original = window.fetch;
+window.fetch = function (url, options) { window.__fetched.push(String(url)); return original.apply(this, arguments); };
+document.addEventListener('DOMContentLoaded', function () {
+  window.__serverCards = Array.from(document.querySelectorAll('#stream > li[data-id]'), function (li) { return li.getAttribute('data-id'); });
+});
+"""
+
+
+def submit_search(driver, query, timeout):
+    """Types `query` into the search box and submits the form; waits for the new page."""
+    box = driver.find_element(By.ID, "search-input")
+    box.clear()
+    box.send_keys(query)
+    before = driver.current_url
+    driver.find_element(By.CSS_SELECTOR, "#search button[type=submit]").click()
+    WebDriverWait(driver, timeout, poll_frequency=0.1).until(
+        lambda d: d.current_url != before and d.execute_script("return document.readyState;") == "complete")
+
+
+def search(url, query, bad_query, timeout):
+    """The search box: typed, submitted, scrolled to the end; then the result URL without
+    JavaScript; then a query that does not parse."""
+    seen = {}
+    profile = tempfile.mkdtemp(prefix="feedagg-chromium-search-")
+    driver = start_browser(1280, 1000, profile)
+    try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_FETCHES})
+        driver.get(url)
+        seen["before"] = driver.execute_script("return window.__serverCards;")
+        submit_search(driver, query, timeout)
+        seen["url"] = driver.current_url
+        seen["box_value"] = driver.find_element(By.ID, "search-input").get_attribute("value")
+        seen["filter_line"] = " ".join(p.text for p in driver.find_elements(By.CSS_SELECTOR, "p.filter"))
+        seen["first_page"] = driver.execute_script("return window.__serverCards;")
+        counts = []
+        for _ in range(10):
+            if end_visible(driver):
+                break
+            scroll_to_end(driver, len(driver.execute_script(CARD_IDS)), timeout)
+            counts.append(len(driver.execute_script(CARD_IDS)))
+        seen["counts_after_scrolls"] = counts
+        seen["ids"] = driver.execute_script(CARD_IDS)
+        seen["end_visible"] = end_visible(driver)
+        seen["fetched"] = driver.execute_script("return window.__fetched;")
+        seen["total"] = driver.execute_script(
+            "var t = document.getElementById('total-items'); return t ? t.textContent : null;")
+        seen["console_errors"] = console_errors(driver)
+        result_url = driver.current_url
+        if bad_query:
+            submit_search(driver, bad_query, timeout)
+            seen["bad_url"] = driver.current_url
+            errors = driver.find_elements(By.ID, "search-error")
+            seen["bad_error"] = errors[0].text if errors else None
+            seen["bad_cards"] = len(driver.execute_script(CARD_IDS))
+            seen["bad_box_value"] = driver.find_element(By.ID, "search-input").get_attribute("value")
+    finally:
+        driver.quit()
+    seen["no_js"] = without_javascript(result_url)
+    return seen
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -247,6 +318,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--stop-server-pid", type=int,
                         help="only the server-down check: open the page, SIGTERM this pid, scroll")
+    parser.add_argument("--search", help="only the search check: type this query into the search box")
+    parser.add_argument("--bad-search", help="with --search: then submit this query, which does not parse")
     parser.add_argument("--restart-signal",
                         help="with --stop-server-pid: create this file once the error shows, wait for "
                              "the server to answer again, click Try again")
@@ -254,6 +327,10 @@ def main():
     if args.stop_server_pid:
         report = server_down(args.url, args.stop_server_pid, args.timeout, args.restart_signal)
         json.dump({"server_down": report}, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    if args.search is not None:
+        json.dump({"search": search(args.url, args.search, args.bad_search, args.timeout)}, sys.stdout)
         sys.stdout.write("\n")
         return
     if not args.screenshot:
