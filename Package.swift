@@ -116,7 +116,7 @@ let package = Package(
         // and the engine-independent parts of the stream order (placement, cursor). Foundation only.
         // The query language of search, saved views and filter rules (docs/query.md): parser,
         // tokenizer and the reference evaluator both store engines are checked against.
-        .target(name: "FeedSearch", swiftSettings: strict),
+        .target(name: "FeedSearch", dependencies: ["FeedCore"], swiftSettings: strict),
         .target(name: "FeedStorage", dependencies: ["FeedCore", "FeedSearch"], swiftSettings: strict),
 
         // SQLite store: items, HTTP cache validators, pull state (GRDB).
