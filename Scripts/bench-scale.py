@@ -175,7 +175,8 @@ def sqlite_store(feeds, items, seed=1):
         raise SystemExit("build first: make bench (it builds feedagg-store-gen)")
     folder = os.path.join(ROOT, ".build/bench-store")
     os.makedirs(folder, exist_ok=True)
-    store = os.path.join(folder, f"read-{feeds}x{items}-seed{seed}.sqlite")
+    # g2: titles and summaries with search topics (issue 28); older stores are not reused.
+    store = os.path.join(folder, f"read-{feeds}x{items}-seed{seed}-g2.sqlite")
     generated = None
     if not os.path.exists(store):
         for suffix in ("", "-wal", "-shm"):  # what an interrupted run left

@@ -6,7 +6,7 @@ arguments), or this script directly. For each engine (--engines, default sqlite,
 size (--sizes FEEDSxITEMS, default 100x500,100x10000: 50,000 and 1,000,000 items):
 
   store   written by .build/release/feedagg-store-gen (seed --seed): SQLite into
-          .build/bench-store/read-FxI-seedS.sqlite (shared with READ, kept); PostgreSQL into a
+          .build/bench-store/read-FxI-seedS-g2.sqlite (shared with READ, kept); PostgreSQL into a
           throwaway cluster this script starts (initdb in a temporary folder, 127.0.0.1, a free
           port), cached as a `pg_dump -Fc` in .build/bench-store/pg-FxI-seedS-DIGEST.dump (DIGEST: of
           the PostgreSQL store's sources, so a changed schema regenerates it) and restored next time.

@@ -25,6 +25,9 @@
 # READ-SERVE (issue 26: `show` and `serve` under wrk on generated 50,000- and 1,000,000-item stores,
 # SQLite and PostgreSQL side by side, and W5's first pull into both) is Scripts/bench-serve.py;
 # BENCH_SERVE_ARGS passes more arguments to it (e.g. "--sizes 5x200 --wrk-duration 2" for a quick run).
+# SEARCH (issue 28: `show --query` and `/api/items?q=` on the same stores, both engines, the index's
+# size, and W5's first pull with five filter rules) is Scripts/bench-search.py; BENCH_SEARCH_ARGS
+# passes more arguments to it.
 # W6 (issue 13: `feedagg serve` workers sharing 2,000 feeds on PostgreSQL, and on SQLite) is
 # Scripts/bench-workers.py, run last; BENCH_WORKERS_ARGS passes more arguments to it.
 set -euo pipefail
@@ -44,6 +47,7 @@ peer_args=()
 peer_workloads=""
 scale_workloads="W5,READ,GROWTH"
 serve_workload=READ-SERVE
+search_workload=SEARCH
 workers_workload=W6
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -52,11 +56,13 @@ while [ $# -gt 0 ]; do
       peer_workloads=none
       scale_workloads=""
       serve_workload=""
+      search_workload=""
       workers_workload=""
       for w in $(echo "$list" | tr ',' ' '); do
         case "$(echo "$w" | tr '[:lower:]' '[:upper:]')" in
           W5 | READ | GROWTH) scale_workloads="${scale_workloads:+$scale_workloads,}$w" ;;
           READ-SERVE) serve_workload=READ-SERVE ;;
+          SEARCH) search_workload=SEARCH ;;
           W6) workers_workload=W6 ;;
           *) [ "$peer_workloads" = none ] && peer_workloads=""; peer_workloads="${peer_workloads:+$peer_workloads,}$w" ;;
         esac
@@ -98,6 +104,14 @@ run_serve() {
   # shellcheck disable=SC2086
   in_netns "$root/Scripts/bench-serve.py" --reps "$reps" --bench "$bench" --out "$out" ${BENCH_SERVE_ARGS:-}
 }
+run_search() {
+  [ -n "$search_workload" ] || return 0
+  [ -x "$root/.build/release/feedagg-store-gen" ] ||
+    { echo "build first: make bench (it builds feedagg-store-gen)" >&2; exit 2; }
+  echo "== bench-search.py: SEARCH, W5 with rules $reps reps" >&2
+  # shellcheck disable=SC2086
+  in_netns "$root/Scripts/bench-search.py" --reps "$reps" --bench "$bench" --out "$out" ${BENCH_SEARCH_ARGS:-}
+}
 run_workers() {
   [ -n "$workers_workload" ] || return 0
   echo "== bench-workers.py: W6, $reps cycles per setting" >&2
@@ -107,11 +121,12 @@ run_workers() {
 }
 out=${BENCH_OUT:-$root/bench-out}
 mkdir -p "$out"
-rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt" "$out/serve.json" "$out/serve.txt" "$out/workers.json" "$out/workers.txt"
+rm -f "$out/raw.json" "$out/peers.md" "$out/report.txt" "$out/scale.json" "$out/scale.txt" "$out/serve.json" "$out/serve.txt" "$out/search.json" "$out/search.txt" "$out/workers.json" "$out/workers.txt"
 
 if [ "$peer_workloads" = none ]; then
   run_scale
   run_serve
+  run_search
   run_workers
   exit 0
 fi
@@ -149,5 +164,6 @@ python3 "$root/Scripts/bench-peers.py" report --raw "$out/raw.json" --recorded "
 status=${PIPESTATUS[0]}
 run_scale
 run_serve
+run_search
 run_workers
 exit "$status"

@@ -15,6 +15,8 @@ import GRDB
 /// text; a row is removed by FTS5's `'delete'` command with the text it was indexed with,
 /// recomputed from the old row by the same deterministic function.
 ///
+/// `item_shared` gains `doc`, so a count finds which shared rows match without reading them.
+///
 /// Keys: `item.doc`, assigned once when the row is inserted (one above the largest), never the
 /// `rowid`, which `VACUUM` may renumber in a table without an `INTEGER PRIMARY KEY`.
 enum SearchIndex {
@@ -29,6 +31,8 @@ enum SearchIndex {
         ALTER TABLE item ADD COLUMN doc INTEGER;
         UPDATE item SET doc = rowid;
         CREATE UNIQUE INDEX item_doc ON item(doc);
+        DROP INDEX item_shared;
+        CREATE INDEX item_shared ON item(dedup_key, feed, doc) WHERE shared = 1 AND staged = 0;
         CREATE VIRTUAL TABLE item_search USING fts5(
             title, summary, author, content = '', columnsize = 0, tokenize = 'unicode61 remove_diacritics 0');
         INSERT INTO item_search (rowid, title, summary, author)

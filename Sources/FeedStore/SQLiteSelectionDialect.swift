@@ -36,6 +36,17 @@ struct SQLiteSelectionDialect: SelectionDialect {
         }
     }
 
+    func sharedRows(_ alias: String) -> String { "item AS \(alias) INDEXED BY item_shared" }
+
+    /// The listing as a table read once (`json_each` would parse the list again for every row).
+    func listingTable(_ placeholder: String) -> String? {
+        "WITH stream_listing(rank, feed) AS MATERIALIZED (SELECT key, value FROM json_each(\(placeholder)))"
+    }
+
+    func rank(of alias: String, listing placeholder: String) -> String {
+        "(SELECT rank FROM stream_listing WHERE stream_listing.feed = \(alias).feed)"
+    }
+
     static func column(_ field: SearchQuery.Field) -> String {
         switch field {
         case .title: "title"

@@ -35,10 +35,41 @@ struct StreamListing {
     func totalItems(_ db: Database, selection: StreamSelection) throws -> Int {
         guard selection.narrows else { return try totalItems(db) }
         guard !ranked.isEmpty else { return 0 }
+        if let set = selection.textOnly, ranked.count == sourceByFeed.count {
+            return try totalItems(db, textOnly: set)
+        }
         let (sql, binds) = SelectionCount.statement(
-            SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection,
-            rank: { alias, listing in "(SELECT key FROM json_each(\(listing)) WHERE value = \(alias).feed)" })
+            SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
         return try Int.fetchOne(db, sql: sql, arguments: SQLiteSelectionDialect.arguments(binds)) ?? 0
+    }
+
+    /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
+    /// field other than text) over every stored feed: then a row matches exactly when the index
+    /// has it, and FTS5 counts the matches itself. Only the few special rows — shared ones (their
+    /// entries are counted by key) and staged ones (invisible) — are looked up among them, instead
+    /// of every match in `item`.
+    private func totalItems(_ db: Database, textOnly set: TextSet) throws -> Int {
+        let expression = SQLiteSelectionDialect().indexQuery(set)
+        let sql = """
+            WITH stream_listing(rank, feed) AS MATERIALIZED (SELECT key, value FROM json_each(?2)),
+            hits(doc) AS MATERIALIZED (
+                SELECT rowid FROM item_search WHERE item_search MATCH ?1 AND (
+                    +rowid IN (SELECT doc FROM item INDEXED BY item_shared WHERE shared = 1 AND staged = 0)
+                    OR +rowid IN (SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1)))
+            SELECT (SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?1)
+                - (SELECT COUNT(*) FROM hits)
+                + (SELECT COUNT(*) FROM (
+                    SELECT matched, ROW_NUMBER() OVER (PARTITION BY dedup_key ORDER BY listing_rank, feed_position, id) AS place
+                    FROM (
+                        SELECT item.dedup_key, item.feed_position, item.id,
+                            (SELECT rank FROM stream_listing WHERE stream_listing.feed = item.feed) AS listing_rank,
+                            item.doc IN hits AS matched
+                        FROM item INDEXED BY item_shared WHERE item.shared = 1 AND item.staged = 0 AND item.dedup_key IN (
+                            SELECT dedup_key FROM item WHERE doc IN hits AND shared = 1 AND staged = 0))
+                ) WHERE place = 1 AND matched = 1)
+            """
+        let listing = String(decoding: try JSONSerialization.data(withJSONObject: ranked), as: UTF8.self)
+        return try Int.fetchOne(db, sql: sql, arguments: [expression, listing]) ?? 0
     }
 
     func totalItems(_ db: Database) throws -> Int {
@@ -138,6 +169,16 @@ final class StreamScan {
     /// statement with `binds` plain `?` before it, and its arguments; empty when nothing narrows.
     private func shown(after binds: Int) -> (sql: String, arguments: StatementArguments) {
         guard selection.narrows else { return ("", []) }
+        if let set = selection.textOnly {
+            // Words only: a row is shown when the index has it. Reading the index's candidates,
+            // every row read is one; walking the stream index, one probe of the whole expression
+            // (not one per word) tests a row.
+            if candidates != nil { return ("", []) }
+            return (
+                " AND EXISTS (SELECT 1 FROM item_search WHERE item_search MATCH ?\(binds + 1) AND rowid = item.doc)",
+                [SQLiteSelectionDialect().indexQuery(set)]
+            )
+        }
         var sql = SelectionSQL(
             SQLiteSelectionDialect(), listed: listing.ranked, sourceByFeed: listing.sourceByFeed, selection: selection,
             bindOffset: binds)

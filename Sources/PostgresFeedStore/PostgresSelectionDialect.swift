@@ -26,6 +26,12 @@ struct PostgresSelectionDialect: SelectionDialect {
         "\(alias).search @@ \(placeholder)::tsquery"
     }
 
+    func sharedRows(_ alias: String) -> String { "item AS \(alias)" }
+    func listingTable(_ placeholder: String) -> String? { nil }
+    func rank(of alias: String, listing placeholder: String) -> String {
+        "array_position(\(placeholder), \(alias).feed)"
+    }
+
     /// A `tsquery`: a term is its lexemes joined by `<->` (adjacent, in order), each with its
     /// field's weight (`:A` title, `:B` summary, `:C` author) and the last one `:*` for a prefix;
     /// sets combine with `&` and `|`.

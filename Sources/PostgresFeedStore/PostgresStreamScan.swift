@@ -209,8 +209,7 @@ struct PostgresStreamScan {
         guard !ranked.isEmpty else { return 0 }
         if selection.narrows {
             let (sql, selectionBinds) = SelectionCount.statement(
-                PostgresSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection,
-                rank: { alias, listing in "array_position(\(listing), \(alias).feed)" })
+                PostgresSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
             var binds = PostgresBindings()
             PostgresSelectionDialect.append(selectionBinds, to: &binds)
             let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: binds))

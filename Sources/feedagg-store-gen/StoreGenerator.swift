@@ -113,6 +113,12 @@ struct StoreGenerator {
         #endif
     }
 
+    /// The topics of the generated titles and summaries.
+    static let topics = [
+        "swift", "rust", "linux", "server", "database", "compiler", "network", "parser", "kernel", "graphics",
+        "audio", "crypto", "editor", "shell", "browser", "cache", "queue", "search", "testing", "build",
+    ]
+
     static func generate(_ options: Options) throws {
         var random = SplitMix(state: options.seed)  // a seed always gives the same store
         let (store, location) = try open(options, now: { Date(timeIntervalSince1970: 1_764_000_000) })
@@ -130,10 +136,18 @@ struct StoreGenerator {
                     ? "https://gen.test/shared/\(random.next() % 5_000)" : "https://gen.test/\(feed)/\(index)"
                 let dated = Double(random.next() % 1_000_000) / 1_000_000 >= options.undated
                 let date = dated ? Date(timeIntervalSince1970: yearStart + Double(random.next() % 31_536_000)) : nil
-                let id = "\(number * options.items + index)"
+                let serial = number * options.items + index
+                let id = "\(serial)"
+                // Words for search (issue 28's SEARCH bench), from the serial alone (the random
+                // sequence stays the store's): each of 20 topics in 5 % of the titles, so
+                // `swift OR rust` matches about 10 %, and `zanzibar` in 1 of 125,000.
+                let topic = Self.topics[serial % Self.topics.count]
+                let rare = serial % 125_000 == 7 ? " zanzibar" : ""
                 items.append(
                     FeedItem(
-                        id: id, title: "\(feed) item \(index)", summary: "generated item \(index) of \(feed)", url: url,
+                        id: id, title: "\(feed) item \(index) \(topic)\(rare)",
+                        summary: "generated item \(index) of \(feed), about \(Self.topics[(serial / 20) % Self.topics.count])",
+                        url: url,
                         author: FeedAuthor(name: "author\(random.next() % 500)", url: nil, avatarURL: nil), updated: date,
                         raw: Data(#"{"id":\#(id),"full_name":"\#(feed)/item-\#(index)","url":"\#(url)","pad":"\#(padding)"}"#.utf8)))
             }

@@ -137,3 +137,26 @@ package enum SelectionBound: Sendable, Equatable {
         self = .all(parts)
     }
 }
+
+extension StreamSelection {
+    /// The query as a set of the index alone, when the selection is nothing else: words,
+    /// prefixes and phrases combined with AND and OR, and no rule that hides items. A row then
+    /// matches exactly when the index holds it.
+    package var textOnly: TextSet? {
+        guard !rules.hidesItems, query != .everything else { return nil }
+        func set(_ query: SearchQuery) -> TextSet? {
+            switch query {
+            case .text(let term): return .term(term)
+            case .all(let parts):
+                let sets = parts.compactMap(set)
+                return sets.count == parts.count ? .all(sets) : nil
+            case .any(let parts):
+                let sets = parts.compactMap(set)
+                return sets.count == parts.count ? .any(sets) : nil
+            case .not, .feed, .source, .date: return nil
+            }
+        }
+        guard let found = set(query)?.simplified, !found.isEmpty else { return nil }
+        return found
+    }
+}

@@ -28,6 +28,12 @@ package protocol SelectionDialect: Sendable {
     func text(of alias: String, matching placeholder: String, asSet: Bool) -> String
     /// `set` in the index's own query language (an FTS5 expression, a `tsquery`).
     func indexQuery(_ set: TextSet) -> String
+    /// The `FROM` item of the visible shared rows, as `alias` (read through `item_shared`).
+    func sharedRows(_ alias: String) -> String
+    /// A `WITH` clause the listing's ranks need (the list bound at `placeholder`), if any.
+    func listingTable(_ placeholder: String) -> String?
+    /// The rank of `alias`'s feed in the listing bound at `placeholder` (its order; lower first).
+    func rank(of alias: String, listing placeholder: String) -> String
 }
 
 /// Renders a ``StreamSelection`` into SQL conditions over `item` rows, gathering binds as it goes
