@@ -44,7 +44,8 @@ extension PostgresFeedStore {
 
         var touchedKeys: [String] = []
         if !inserts.isEmpty {
-            touchedKeys += try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
+            _ = try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
+            touchedKeys += inserts.map(\.dedupKey)
         }
         if !unchanged.isEmpty {
             try await db.exec(
@@ -64,7 +65,14 @@ extension PostgresFeedStore {
                 touchedKeys += changed.map(\.item.dedupKey)
             }
         }
-        try await markShared(touchedKeys, in: db)
+        if !touchedKeys.isEmpty {
+            // Another feed's transaction may be writing the same keys now, each unseen by the
+            // other's snapshot: both rows would stay unshared, and the stream would show the item
+            // twice. The transactions take turns from here to their end, and each looks again
+            // (a statement sees what committed before it), so the later one marks both.
+            try await db.exec("SELECT pg_advisory_xact_lock(\(PostgresSchema.sharedMarksLockKey))")
+            try await markShared(touchedKeys, in: db)
+        }
         if !staged && summary.inserted > 0 {
             try await db.exec(
                 "UPDATE feed SET visible_items = visible_items + \(Int64(summary.inserted)) WHERE name = \(feed)")

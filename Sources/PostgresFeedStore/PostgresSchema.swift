@@ -12,6 +12,9 @@ import PostgresNIO
 enum PostgresSchema {
     /// The advisory lock key of migrations (`feedagg` in ASCII).
     static let lockKey: Int64 = 0x6665_6564_6167_67
+    /// The advisory lock write transactions take before they mark the shared dedup keys they
+    /// wrote (``PostgresFeedStore/writeItems(_:feed:pull:now:staged:keepRaw:in:)``).
+    static let sharedMarksLockKey: Int64 = 0x6665_6564_6167_68
 
     /// An item's content columns, the same in `item` and `staged_update` (interpolated into
     /// both, so the two tables cannot drift apart).
