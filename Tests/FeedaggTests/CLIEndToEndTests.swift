@@ -52,7 +52,7 @@ private let acmeFeeds: [(String, String, [String])] = [
 @Suite("CLI end to end: the built binary against loopback servers")
 struct CLIEndToEndTests {
     static let itemKeys: Set<String> = [
-        "id", "feed", "feeds", "source", "title", "summary", "url", "author", "image_url", "published", "updated",
+        "id", "feed", "feeds", "source", "title", "summary", "url", "author", "image_url", "published", "updated", "tags",
     ]
 
     @Test("`pull --format json` prints the documented page shape, nulls as null", .enabled(if: BenchServer.isAvailable, benchServerMissing))
