@@ -69,6 +69,7 @@ struct PostgresStreamScan {
         reverse: Bool = false, after: StreamOrderKey? = nil, batch: Int, _ body: (Row) throws -> Bool
     ) async throws {
         guard !ranked.isEmpty else { return }
+        let candidates = try await candidates()
         var size = max(1, min(batch, Self.maximumBatch))
         // Placed items come before pending ones: backwards, pending ones first. A walk from a key
         // starts in that key's phase, strictly after it, and goes on from the start of the next.
@@ -77,7 +78,8 @@ struct PostgresStreamScan {
         for (index, pending) in phases.enumerated() where index >= start {
             var from = index == start ? after : nil
             while true {
-                let rows = try await batchRows(pending: pending, reverse: reverse, after: from, limit: size)
+                let rows = try await batchRows(
+                    pending: pending, reverse: reverse, after: from, limit: size, candidates: candidates)
                 guard !rows.isEmpty else { break }
                 for entry in try await shown(rows) {
                     guard try body(entry) else { return }
@@ -92,10 +94,30 @@ struct PostgresStreamScan {
     /// The largest batch read at once.
     static let maximumBatch = 2_000
 
+    /// At or below this many rows in the index's bound, a walk reads just those rows (a GIN
+    /// bitmap scan) and sorts them; above it, it walks `item_stream_order` testing each row.
+    static let candidateLimit = 20_000
+
+    /// The `tsquery` whose few matches hold every row the selection shows, when there are few:
+    /// the planner, told to fill a page in stream order, would otherwise walk the order index
+    /// hoping to meet matches soon, and read the whole store for a rare word.
+    private func candidates() async throws -> String? {
+        guard selection.narrows, case .within(let set) = SelectionBound(selection, feeds: ranked), !set.isEmpty else {
+            return nil
+        }
+        let query = PostgresSelectionDialect().indexQuery(set)
+        let row = try await db.row(
+            """
+            SELECT COUNT(*) AS bound FROM (
+                SELECT 1 FROM item WHERE search @@ \(query)::tsquery AND NOT staged LIMIT \(Int64(Self.candidateLimit + 1))) AS s
+            """)
+        return try row?.get("bound", Int64.self) ?? 0 <= Self.candidateLimit ? query : nil
+    }
+
     /// The next `limit` listed items of one phase after `after` (its key, strictly), in order.
-    private func batchRows(pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int) async throws
-        -> [PostgresRandomAccessRow]
-    {
+    private func batchRows(
+        pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int, candidates: String?
+    ) async throws -> [PostgresRandomAccessRow] {
         var binds = PostgresBindings()
         binds.append(ranked)
         let ascending = reverse ? "DESC" : "ASC"
@@ -133,9 +155,15 @@ struct PostgresStreamScan {
                     """
             }
             let keyOrder = reverse ? "ASC" : "DESC"
+            // With few candidates, `+ 0` keeps the planner off the order index: it reads them
+            // (GIN bitmap) and sorts them.
             order = """
-                sort_key \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)
+                sort_key\(candidates == nil ? "" : " + 0") \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)
                 """
+        }
+        if let candidates {
+            binds.append(candidates)
+            sql += " AND item.search @@ $\(binds.count)::tsquery"
         }
         if selection.narrows {
             var selected = selectionSQL(after: binds.count)

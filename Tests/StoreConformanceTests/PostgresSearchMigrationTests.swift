@@ -1,0 +1,71 @@
+#if PostgreSQL
+    import FeedCore
+    import FeedSearch
+    import FeedStorage
+    import FeedaggTesting
+    import Foundation
+    import PostgresFeedStore
+    import Testing
+
+    /// PostgreSQL's schema v4 on a database written before it: the migration writes every stored
+    /// item's `tsvector` (and every staged update's) in batches, then builds the GIN index, so a
+    /// search finds what was stored before search existed.
+    @Suite("PostgreSQL v4: a store written before search is indexed by its migration")
+    struct PostgresSearchMigrationTests {
+        @Test("items stored before v4 are found; staged updates get their vectors too")
+        func backFill() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v4")
+            let url = try PostgresURL(database.url)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            // More items than one back-fill batch, in two feeds.
+            let count = 5_003
+            do {
+                let store = try PostgresFeedStore.open(url: url)
+                defer { try? store.close() }
+                for feed in ["a", "b"] {
+                    let items = (0..<count).map { n in
+                        FeedItem(
+                            id: "\(n)", title: n == 4_999 ? "Crème brûlée \(feed)" : "item \(n)", summary: "number \(n)",
+                            url: "https://h.test/\(feed)/\(n)", updated: day.addingTimeInterval(Double(n)))
+                    }
+                    try store.commitPull(
+                        FeedPull(feed: feed, source: "test.items", items: items, complete: true,
+                                 stats: PullStats(pages: 1, requests: 1), error: nil))
+                }
+                // A pull of b under way, with a changed title waiting in staged_update.
+                guard case .fresh(let ticket) = try store.beginPull(
+                    feed: "b", source: "test.items", fingerprint: "f", restart: true)
+                else { Issue.record("no claim"); return }
+                try store.stagePage(
+                    AcceptedPage(number: 1, items: [FeedItem(id: "7", title: "Soufflé", url: "https://h.test/b/7", updated: day)]),
+                    ticket: ticket)
+            }
+            // Back to a database as v3 left it: no search column, no index, v4 not applied.
+            _ = try await cluster.psql(
+                """
+                DROP INDEX item_search; ALTER TABLE item DROP COLUMN search;
+                ALTER TABLE staged_update DROP COLUMN search; DELETE FROM feedagg_migrations WHERE version = 'v4';
+                """, database: database.name)
+            let store = try PostgresFeedStore.open(url: url)
+            defer { try? store.close() }
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4"])
+            func ids(_ query: String) throws -> [String] {
+                try store.stream(
+                    feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
+                    after: nil, limit: 10
+                ).entries.map { "\($0.feed)/\($0.item.id)" }
+            }
+            #expect(try ids("creme brulee") == ["a/4999", "b/4999"])
+            #expect(try ids("summary:5002") == ["a/5002", "b/5002"])
+            #expect(try ids("souffle") == [])
+            let unindexed = try await cluster.psql(
+                "SELECT COUNT(*) FROM item WHERE search IS NULL", database: database.name)
+            #expect(unindexed == "0")
+            // The staged update (applied when its pull ends) was given its vector too.
+            let staged = try await cluster.psql(
+                "SELECT COUNT(*), COUNT(search) FROM staged_update", database: database.name)
+            #expect(staged == "1|1")
+        }
+    }
+#endif
