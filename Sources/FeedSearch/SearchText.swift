@@ -13,6 +13,11 @@ public enum SearchText {
 
     /// The folded tokens of `text`, in order (at most ``fieldLimit``).
     public static func tokens(_ text: String) -> [String] {
+        asciiTokens(text) ?? foldedTokens(text)
+    }
+
+    /// ``tokens(_:)`` of any text: folded by Foundation, then split.
+    static func foldedTokens(_ text: String) -> [String] {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .precomposedStringWithCompatibilityMapping.lowercased()
         var tokens: [String] = []
@@ -27,6 +32,27 @@ public enum SearchText {
             }
         }
         if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    /// ``tokens(_:)`` of an ASCII text, without Foundation's folding (which is most of the cost of
+    /// indexing an item): for ASCII, folding is lowercasing, and letters and digits are `A-Z`,
+    /// `a-z`, `0-9`. `nil` when `text` has any other byte.
+    static func asciiTokens(_ text: String) -> [String]? {
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte + 32)
+            default:
+                guard !current.isEmpty else { continue }
+                if tokens.count < fieldLimit { tokens.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+            }
+        }
+        if !current.isEmpty && tokens.count < fieldLimit { tokens.append(String(decoding: current, as: UTF8.self)) }
         return tokens
     }
 }

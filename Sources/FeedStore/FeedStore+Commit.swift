@@ -96,7 +96,10 @@ extension FeedStore {
                 "content_hash", "staged", "shared",
             ]
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO item (\(insertColumns.joined(separator: ", "))) VALUES (\(insertColumns.map { _ in "?" }.joined(separator: ", ")))")
+            sql: """
+                INSERT INTO item (\(insertColumns.joined(separator: ", ")), doc)
+                VALUES (\(insertColumns.map { _ in "?" }.joined(separator: ", ")), (SELECT IFNULL(MAX(doc), 0) + 1 FROM item))
+                """)
         let lookup = try db.cachedStatement(
             sql: """
                 SELECT content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,

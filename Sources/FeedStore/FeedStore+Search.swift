@@ -17,8 +17,9 @@ import GRDB
 ///
 /// `item_shared` gains `doc`, so a count finds which shared rows match without reading them.
 ///
-/// Keys: `item.doc`, assigned once when the row is inserted (one above the largest), never the
-/// `rowid`, which `VACUUM` may renumber in a table without an `INTEGER PRIMARY KEY`.
+/// Keys: `item.doc`, given by the insert itself (one above the largest; a writer that gives none
+/// gets one from a trigger), never the `rowid`, which `VACUUM` may renumber in a table without an
+/// `INTEGER PRIMARY KEY`.
 enum SearchIndex {
     /// The SQL function that turns a field into its indexed text.
     static let function = DatabaseFunction("feedagg_search_text", argumentCount: 1, pure: true) { values in
@@ -37,7 +38,12 @@ enum SearchIndex {
             title, summary, author, content = '', columnsize = 0, tokenize = 'unicode61 remove_diacritics 0');
         INSERT INTO item_search (rowid, title, summary, author)
             SELECT doc, feedagg_search_text(title), feedagg_search_text(summary), feedagg_search_text(author_name) FROM item;
-        CREATE TRIGGER item_search_insert AFTER INSERT ON item BEGIN
+        CREATE TRIGGER item_search_insert AFTER INSERT ON item WHEN NEW.doc IS NOT NULL BEGIN
+            INSERT INTO item_search (rowid, title, summary, author) VALUES (
+                NEW.doc, feedagg_search_text(NEW.title), feedagg_search_text(NEW.summary),
+                feedagg_search_text(NEW.author_name));
+        END;
+        CREATE TRIGGER item_search_insert_keyless AFTER INSERT ON item WHEN NEW.doc IS NULL BEGIN
             UPDATE item SET doc = (SELECT IFNULL(MAX(doc), 0) + 1 FROM item) WHERE rowid = NEW.rowid;
             INSERT INTO item_search (rowid, title, summary, author) VALUES (
                 (SELECT doc FROM item WHERE rowid = NEW.rowid), feedagg_search_text(NEW.title),

@@ -1,4 +1,4 @@
-import FeedSearch
+@testable import FeedSearch
 import Foundation
 import Testing
 
@@ -146,5 +146,23 @@ struct SearchQueryTests {
     func colonsInText() throws {
         #expect(try Self.matches("https://swift.org", Self.doc("see https swift org")))
         #expect(try Self.matches("ratio 16:9", Self.doc("ratio 16 9")))
+    }
+}
+
+@Suite("SearchText's ASCII fast path")
+struct SearchTextASCIITests {
+    @Test("gives the folded path's tokens for every ASCII text, and steps aside for any other")
+    func sameTokens() {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09 -_.,:;'\"\t\r\nQxy7/\\()*#@!?%&+=<>[]{}|~`^$")
+        for _ in 0..<3_000 {
+            let text = String((0..<Int.random(in: 0...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            #expect(SearchText.asciiTokens(text) == SearchText.foldedTokens(text), "\(text.debugDescription)")
+        }
+        #expect(SearchText.asciiTokens("Café") == nil)
+        #expect(SearchText.tokens("Crème BRÛLÉE, ﬁle") == ["creme", "brulee", "file"])
+        let long = Array(repeating: "w", count: SearchText.fieldLimit + 3).joined(separator: " ")
+        #expect(SearchText.asciiTokens(long)?.count == SearchText.fieldLimit)
+        #expect(SearchText.foldedTokens(long).count == SearchText.fieldLimit)
     }
 }

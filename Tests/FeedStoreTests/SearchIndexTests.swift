@@ -82,4 +82,34 @@ struct SearchIndexTests {
         #expect(try Self.ids(reopened, "creme", feeds: ["a", "b", "c"]) == ["b/3"])
         #expect(try Self.ids(reopened, "brulee", feeds: ["a", "b", "c"]) == ["c/4"])
     }
+
+    @Test("a row written without a key (another program's insert) gets one and is indexed")
+    func keylessInsert() throws {
+        let dir = try TemporaryFolder("search-keyless")
+        defer { dir.remove() }
+        let path = dir.path("store.sqlite")
+        let store = try FeedStore.open(path: path)
+        try store.commitPull(
+            feed: "a", source: "github.repos", items: [FeedItem(id: "1", title: "first", updated: Date(timeIntervalSince1970: 1))],
+            complete: true, stats: PullStats(pages: 1, requests: 1), error: nil, cacheEntries: [])
+        try store.close()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in db.add(function: SearchIndex.function) }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO item (feed, id, dedup_key, title, sort_key, feed_position, first_seen_at, last_seen_at,
+                        seen_pull, content_hash)
+                    VALUES ('a', '2', 'k2', 'Written elsewhere', 2, 1, 0, 0, 1, 0)
+                    """)
+            try db.execute(sql: "UPDATE feed SET visible_items = visible_items + 1 WHERE name = 'a'")
+        }
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT doc) FROM item") } == 2)
+        try queue.close()
+        let reopened = try FeedStore.open(path: path)
+        defer { try? reopened.close() }
+        #expect(try Self.ids(reopened, "elsewhere", feeds: ["a"]) == ["a/2"])
+        #expect(try Self.ids(reopened, "first", feeds: ["a"]) == ["a/1"])
+    }
 }
