@@ -72,16 +72,7 @@ package enum SelectionBound: Sendable, Equatable {
     /// The bound of rows matching every part: within the intersection of the parts' sets when any
     /// part is bounded so; else failing only inside the union of the parts' complements.
     package static func all(_ parts: [SelectionBound]) -> SelectionBound {
-        var within: [TextSet] = []
-        var outside: [TextSet] = []
-        var unbounded = false
-        for part in parts {
-            switch part {
-            case .within(let set): within.append(set)
-            case .outside(let set): outside.append(set)
-            case .unbounded: unbounded = true
-            }
-        }
+        let (within, outside, unbounded) = partition(parts)
         if !within.isEmpty { return .within(TextSet.all(within).simplified) }
         if unbounded { return .unbounded }
         return .outside(TextSet.any(outside).simplified)
@@ -90,6 +81,14 @@ package enum SelectionBound: Sendable, Equatable {
     /// The bound of rows matching at least one part: within the union when every part is bounded
     /// so; else failing only inside the intersection of the complements.
     package static func any(_ parts: [SelectionBound]) -> SelectionBound {
+        let (within, outside, unbounded) = partition(parts)
+        if !outside.isEmpty { return .outside(TextSet.all(outside).simplified) }
+        if unbounded { return .unbounded }
+        return .within(TextSet.any(within).simplified)
+    }
+
+    /// The sets of the parts bounded within, those bounded outside, and whether any is unbounded.
+    private static func partition(_ parts: [SelectionBound]) -> (within: [TextSet], outside: [TextSet], unbounded: Bool) {
         var within: [TextSet] = []
         var outside: [TextSet] = []
         var unbounded = false
@@ -100,9 +99,7 @@ package enum SelectionBound: Sendable, Equatable {
             case .unbounded: unbounded = true
             }
         }
-        if !outside.isEmpty { return .outside(TextSet.all(outside).simplified) }
-        if unbounded { return .unbounded }
-        return .within(TextSet.any(within).simplified)
+        return (within, outside, unbounded)
     }
 
     /// The bound of the rows `selection` keeps and matches, for a listing of `feeds`: the rules'
