@@ -37,7 +37,7 @@ import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Scripts"))
-from bench_processes import Cluster, Worker  # noqa: E402
+from bench_processes import Cluster  # noqa: E402
 
 
 def load(name, path):
@@ -88,16 +88,8 @@ def show_search(feedagg, db, reps):
 
 def serve_search(args, feedagg, db, feeds, work):
     """`feedagg serve` on `db`; wrk on /api/items?q=… for each query."""
-    dead = serve.free_port()
     folder = os.path.join(work, f"search-serve-{time.monotonic_ns()}")
-    os.makedirs(folder)
-    config = os.path.join(folder, "feeds.yaml")
-    with open(config, "w") as f:
-        f.write("settings:\n  interval: 7d\nfeeds:\n")
-        for n in range(feeds):
-            f.write(f"  - name: feed{n:03d}\n    source: github.repos\n    org: feed{n:03d}\n"
-                    f"    base_url: http://127.0.0.1:{dead}\n")
-    server = Worker(feedagg, config, db)
+    server = serve.quiet_server(feedagg, db, feeds, folder)
     result = {}
     try:
         serve.wait_until_nothing_is_due(server, feeds)

@@ -217,10 +217,11 @@ def wrk(args, url, extra=()):
     return result
 
 
-def serve_load(args, feedagg, db, feeds, work):
-    """`feedagg serve` on `db` under wrk: random cursors, first pages, first pages revalidated; RSS after."""
-    dead = free_port()  # nothing listens there: a pull of these feeds fails at connect
-    folder = os.path.join(work, f"serve-{os.path.basename(db)[:40]}-{time.monotonic_ns()}")
+def quiet_server(feedagg, db, feeds, folder):
+    """`feedagg serve` on `db` with a feeds.yaml (in `folder`) declaring the generated feeds as
+    github.repos feeds of a loopback port nothing listens on, every 7 days: its start-up pulls fail
+    at connect (the items stay) and nothing falls due again. Returns the Worker."""
+    dead = free_port()
     os.makedirs(folder)
     config = os.path.join(folder, "feeds.yaml")
     with open(config, "w") as f:
@@ -228,7 +229,13 @@ def serve_load(args, feedagg, db, feeds, work):
         for n in range(feeds):
             f.write(f"  - name: feed{n:03d}\n    source: github.repos\n    org: feed{n:03d}\n"
                     f"    base_url: http://127.0.0.1:{dead}\n")
-    server = Worker(feedagg, config, db)
+    return Worker(feedagg, config, db)
+
+
+def serve_load(args, feedagg, db, feeds, work):
+    """`feedagg serve` on `db` under wrk: random cursors, first pages, first pages revalidated; RSS after."""
+    folder = os.path.join(work, f"serve-{os.path.basename(db)[:40]}-{time.monotonic_ns()}")
+    server = quiet_server(feedagg, db, feeds, folder)
     result = {}
     try:
         start = time.monotonic()
