@@ -44,7 +44,7 @@ extension PostgresFeedStore {
 
         var touchedKeys: [String] = []
         if !inserts.isEmpty {
-            _ = try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
+            try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
             touchedKeys += inserts.map(\.dedupKey)
         }
         if !unchanged.isEmpty {
@@ -143,10 +143,10 @@ extension PostgresFeedStore {
 
     /// Inserts new items after the feed's last position (in the order given), in one statement.
     /// A new item is marked shared when another row already carries its dedup key, or another new
-    /// item does; returns those keys, whose other rows are then marked too (``markShared(_:in:)``).
+    /// item does; the other rows carrying its key are marked by ``markShared(_:in:)`` after.
     private static func insert(
         _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, in db: PostgresConnection
-    ) async throws -> [String] {
+    ) async throws {
         var counts: [String: Int] = [:]
         for item in items { counts[item.dedupKey, default: 0] += 1 }
         var binds = PostgresBindings()
@@ -166,20 +166,16 @@ extension PostgresFeedStore {
                 ("dedup_key", "text"), ("sort_key", "float8"), ("wire_index", "int8"), ("content_hash", "int8"),
                 ("repeated", "bool"),
             ])
-        return try await db.rows(
+        try await db.exec(
             PostgresQuery(
                 unsafeSQL: """
-                    WITH inserted AS (
-                        INSERT INTO item (feed, \(contentNames), dedup_key, sort_key, feed_position, content_hash,
-                            first_seen_at, last_seen_at, seen_pull, staged, shared)
-                        SELECT $1, \(contentNames), dedup_key, sort_key, next.position + wire_index, content_hash, $2, $2,
-                            $3, $4, repeated OR EXISTS (SELECT 1 FROM item carrier WHERE carrier.dedup_key = u.dedup_key)
-                        FROM \(source),
-                            (SELECT COALESCE(MAX(feed_position) + 1, 0) AS position FROM item WHERE feed = $1) AS next
-                        RETURNING dedup_key, shared)
-                    SELECT DISTINCT dedup_key FROM inserted WHERE shared
-                    """, binds: binds)
-        ).map { try $0.decode(String.self) }
+                    INSERT INTO item (feed, \(contentNames), dedup_key, sort_key, feed_position, content_hash,
+                        first_seen_at, last_seen_at, seen_pull, staged, shared)
+                    SELECT $1, \(contentNames), dedup_key, sort_key, next.position + wire_index, content_hash, $2, $2,
+                        $3, $4, repeated OR EXISTS (SELECT 1 FROM item carrier WHERE carrier.dedup_key = u.dedup_key)
+                    FROM \(source),
+                        (SELECT COALESCE(MAX(feed_position) + 1, 0) AS position FROM item WHERE feed = $1) AS next
+                    """, binds: binds))
     }
 
     /// Writes the new versions of changed items to `staged_update`, where they wait for the pull's end.
