@@ -134,33 +134,19 @@ def index_size(engine, db, cluster, name):
 
 def w5_rules(args, feedagg, work):
     """W5's first pull into SQLite with five filter rules and without, alternately."""
-    server = scale.Server([sys.executable, os.path.join(args.bench, "ghserver.py"), "--latency-ms", "20",
-                           "--org", "huge:50000", "--orgs", "0"])
-    runs = []
-    try:
-        for rep in range(args.reps):
-            run = {}
-            for variant in (("plain", "rules") if rep % 2 == 0 else ("rules", "plain")):
-                folder = os.path.join(work, f"w5-{rep}-{variant}")
-                os.mkdir(folder)
-                config = os.path.join(folder, "feeds.yaml")
-                scale.feeds_yaml(config, server.base, ["huge"])
-                if variant == "rules":
-                    with open(config) as f:
-                        text = f.read()
-                    text = "settings:\n" + RULES + text  # feeds_yaml writes no settings of its own
-                    with open(config, "w") as f:
-                        f.write(text)
-                server.reset()
-                wall, rss, items = scale.pull(feedagg, config, os.path.join(folder, "feedagg.sqlite"))
-                run[variant] = {"wall_s": wall, "rss_kb": rss, "items": items}
-                shutil.rmtree(folder)
-            run["ratio"] = run["rules"]["wall_s"] / run["plain"]["wall_s"]
-            log(f"W5 rep{rep + 1}: without rules {run['plain']['wall_s']:.2f}s, with five rules "
-                f"{run['rules']['wall_s']:.2f}s: {run['ratio']:.2f}x")
-            runs.append(run)
-    finally:
-        server.stop()
+    def prepare(variant, rep, folder, config):
+        if variant == "rules":
+            with open(config) as f:
+                text = f.read()
+            with open(config, "w") as f:
+                f.write("settings:\n" + RULES + text)  # feeds_yaml writes no settings of its own
+        return os.path.join(folder, "feedagg.sqlite")
+
+    runs = serve.alternating_w5(args, feedagg, work, ("plain", "rules"), prepare)
+    for rep, run in enumerate(runs):
+        run["ratio"] = run["rules"]["wall_s"] / run["plain"]["wall_s"]
+        log(f"W5 rep{rep + 1}: without rules {run['plain']['wall_s']:.2f}s, with five rules "
+            f"{run['rules']['wall_s']:.2f}s: {run['ratio']:.2f}x")
     return runs
 
 

@@ -275,33 +275,50 @@ def serve_load(args, feedagg, db, feeds, work):
     return result
 
 
-def w5_pg(args, feedagg, cluster, work):
-    """The first pull of 50,000 repos into SQLite and into PostgreSQL, alternately, --reps times."""
+def alternating_w5(args, feedagg, work, variants, prepare, done=None):
+    """W5's first pull (ghserver.py --latency-ms 20, one organisation of 50,000 repos) in each of two
+    `variants`, alternating which goes first, --reps times. `prepare(variant, rep, folder, config)`
+    returns the store to pull into (after editing the feeds.yaml at `config` if it wants);
+    `done(variant, rep, db)` cleans up after a pull (by default the folder goes). Returns one dict
+    per repetition: variant -> wall_s, rss_kb, items, requests."""
     server = scale.Server([sys.executable, os.path.join(args.bench, "ghserver.py"), "--latency-ms", "20",
                            "--org", "huge:50000", "--orgs", "0"])
     runs = []
     try:
         for rep in range(args.reps):
             run = {}
-            for engine in (("sqlite", "postgres") if rep % 2 == 0 else ("postgres", "sqlite")):
-                folder = os.path.join(work, f"w5pg-{rep}-{engine}")
+            for variant in (variants if rep % 2 == 0 else variants[::-1]):
+                folder = os.path.join(work, f"w5-{rep}-{variant}")
                 os.mkdir(folder)
                 config = os.path.join(folder, "feeds.yaml")
                 scale.feeds_yaml(config, server.base, ["huge"])
-                db = os.path.join(folder, "feedagg.sqlite") if engine == "sqlite" else cluster.create(f"w5pg_{rep}")
+                db = prepare(variant, rep, folder, config)
                 server.reset()
                 wall, rss, items = scale.pull(feedagg, config, db)
-                run[engine] = {"wall_s": wall, "rss_kb": rss, "items": items, "requests": server.stats()["requests"]}
-                if engine == "postgres":
-                    cluster.psql("postgres", f"DROP DATABASE w5pg_{rep}")
-                else:
-                    shutil.rmtree(folder)
-            run["ratio"] = run["postgres"]["wall_s"] / run["sqlite"]["wall_s"]
-            log(f"W5-PG rep{rep + 1}: SQLite {run['sqlite']['wall_s']:.2f}s ({run['sqlite']['items']} items), "
-                f"PostgreSQL {run['postgres']['wall_s']:.2f}s ({run['postgres']['items']} items): {run['ratio']:.2f}x")
+                run[variant] = {"wall_s": wall, "rss_kb": rss, "items": items, "requests": server.stats()["requests"]}
+                if done:
+                    done(variant, rep, db)
+                shutil.rmtree(folder)
             runs.append(run)
     finally:
         server.stop()
+    return runs
+
+
+def w5_pg(args, feedagg, cluster, work):
+    """The first pull of 50,000 repos into SQLite and into PostgreSQL, alternately, --reps times."""
+    def prepare(engine, rep, folder, config):
+        return os.path.join(folder, "feedagg.sqlite") if engine == "sqlite" else cluster.create(f"w5pg_{rep}")
+
+    def done(engine, rep, db):
+        if engine == "postgres":
+            cluster.psql("postgres", f"DROP DATABASE w5pg_{rep}")
+
+    runs = alternating_w5(args, feedagg, work, ("sqlite", "postgres"), prepare, done)
+    for rep, run in enumerate(runs):
+        run["ratio"] = run["postgres"]["wall_s"] / run["sqlite"]["wall_s"]
+        log(f"W5-PG rep{rep + 1}: SQLite {run['sqlite']['wall_s']:.2f}s ({run['sqlite']['items']} items), "
+            f"PostgreSQL {run['postgres']['wall_s']:.2f}s ({run['postgres']['items']} items): {run['ratio']:.2f}x")
     return runs
 
 
