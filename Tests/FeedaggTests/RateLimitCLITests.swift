@@ -166,6 +166,10 @@ private final class SharedServer: Sendable {
         counts.withLock { $0[request.path, default: 0] += 1 }
         switch request.path {
         case "/orgs/limited/repos":
+            // The limit is answered once the other feed's page 1 is in flight, so that its page 1
+            // is sent before the pause in every run (on a loaded machine the limit could otherwise
+            // come back first and pause page 1 too). Five seconds at most.
+            for _ in 0..<500 where requests("/orgs/other/repos") == 0 { try? await Task.sleep(for: .milliseconds(10)) }
             defer { limitedAnswered.withLock { $0 = true } }
             return primaryLimit(reset: 1_700_003_600)
         case "/orgs/other/repos":
