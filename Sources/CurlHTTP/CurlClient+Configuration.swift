@@ -28,9 +28,9 @@ extension CurlClient {
         public var maxResponseBytes: Int
         /// Most redirects followed (http and https only) before `.tooManyRedirects`. Default 5.
         public var maxRedirects: Int
-        /// Most requests in flight (and connections open) per host and port; others wait in FIFO order. Default 6.
+        /// Most requests in flight (and connections open) per host and port; others wait in FIFO order. Default 16.
         public var maxConnectionsPerHost: Int
-        /// Most requests in flight (and connections open) in total; others wait in FIFO order. Default 64.
+        /// Most requests in flight (and connections open) in total; others wait in FIFO order. Default 16..
         public var maxTotalConnections: Int
         /// The `User-Agent` sent unless the request sets its own. Default ``FeedaggVersion/userAgent`` (`feedagg/<version>`).
         public var userAgent: String

@@ -19,10 +19,6 @@ public import Foundation
 /// the `env:` variables); the engine keeps scheduling, retries, conditional requests, the store
 /// and merging.
 public struct ExecSource: FeedSource {
-    /// Exec feeds' endpoints live under this origin unless `base_url` is set; no request ever
-    /// leaves for it: ``ExecTransport`` answers them.
-    static let origin = "https://exec.feedagg.invalid"
-
     /// The source type's static facts.
     public static let descriptor = SourceDescriptor(
         typeName: "exec",
@@ -40,7 +36,9 @@ public struct ExecSource: FeedSource {
             ParameterSpec("params", .mapping, "anything: handed to the plugin as the request's \"params\" object"),
         ],
         pagination: "cursor: the plugin prints {\"next\": \"…\"}; feedagg sends it back as \"cursor\" with the next page",
-        defaultBaseURL: origin,
+        // Exec feeds' endpoints live under this origin unless `base_url` is set; no request ever
+        // leaves for it: ``ExecTransport`` answers them.
+        defaultBaseURL: "https://exec.feedagg.invalid",
         defaultPageSize: 30,
         maxPageSize: 10_000,
         // Commented out: it runs a plugin the user writes first (a starter must work as written).

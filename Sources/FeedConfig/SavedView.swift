@@ -3,6 +3,7 @@ public import FeedSearch
 
 /// One entry of feeds.yaml's top-level `views:` list: a named search (`{name, query}`) that
 /// `show --view NAME` prints and `feedagg serve` publishes as `/views/NAME.atom` and `.json`.
+/// Only the configuration's reader makes them (with the memberwise initializer).
 public struct SavedView: Sendable {
     /// The unique view name (letters, digits, `.`, `_`, `-`), used in URLs.
     public var name: String
@@ -12,14 +13,6 @@ public struct SavedView: Sendable {
     public var text: String
     /// Where the view's list item starts (its `-`).
     public var location: SourceLocation
-
-    /// Creates a view.
-    public init(name: String, query: SearchQuery, text: String, location: SourceLocation) {
-        self.name = name
-        self.query = query
-        self.text = text
-        self.location = location
-    }
 }
 
 extension FeedsDocument {

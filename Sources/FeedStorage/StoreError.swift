@@ -7,43 +7,29 @@ import Foundation
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The coarse kind of failure; new kinds may be added.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Code: String, Sendable, Hashable {
-            case locked = "locked"
-            case cannotOpen = "cannot open"
-            case schemaTooNew = "schema too new"
-            case damaged = "damaged"
-            case invalidCursor = "invalid cursor"
-            case noDefaultLocation = "no default location"
-            case database = "database error"
-            case claimLost = "claim lost"
-            case notAStore = "not a store"
-        }
+        /// A short name of the kind (`locked`, `cannot open`, …).
+        public let description: String
 
-        private let code: Code
-
-        private init(_ code: Code) { self.code = code }
+        private init(_ description: String) { self.description = description }
 
         /// Another connection (usually another feedagg process) held the write lock for longer than the busy timeout.
-        public static let locked = Kind(.locked)
+        public static let locked = Kind("locked")
         /// The file or its directory could not be created or opened, or the PostgreSQL server could not be reached.
-        public static let cannotOpen = Kind(.cannotOpen)
+        public static let cannotOpen = Kind("cannot open")
         /// The file was migrated by a newer feedagg whose schema this one does not know.
-        public static let schemaTooNew = Kind(.schemaTooNew)
+        public static let schemaTooNew = Kind("schema too new")
         /// The file is not a database or is corrupt.
-        public static let damaged = Kind(.damaged)
+        public static let damaged = Kind("damaged")
         /// A stream cursor could not be decoded.
-        public static let invalidCursor = Kind(.invalidCursor)
+        public static let invalidCursor = Kind("invalid cursor")
         /// Neither `XDG_DATA_HOME` nor `HOME` says where the default store lives.
-        public static let noDefaultLocation = Kind(.noDefaultLocation)
+        public static let noDefaultLocation = Kind("no default location")
         /// Any other database failure (SQLite or PostgreSQL).
-        public static let database = Kind(.database)
+        public static let database = Kind("database error")
         /// Another process took over a feed's pull from this one (presumed dead).
-        public static let claimLost = Kind(.claimLost)
+        public static let claimLost = Kind("claim lost")
         /// The file exists but is not a feedagg store (not SQLite, or another program's database).
-        public static let notAStore = Kind(.notAStore)
-
-        /// A short name of the kind.
-        public var description: String { code.rawValue }
+        public static let notAStore = Kind("not a store")
     }
 
     /// The kind of failure.

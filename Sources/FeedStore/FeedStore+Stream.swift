@@ -34,46 +34,15 @@ extension FeedStore {
     public func stream(
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage {
-        let page = max(1, page)
-        let perPage = max(1, perPage)
-        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
-        return try reading("read the stream") { db in
+        try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
             let total = try listing.totalItems(db, selection: selection)
             let scan = try StreamScan(db, listing: listing, selection: selection)
-            guard !overflow, offset < total else {
-                return try Self.page(
-                    [], more: false, scan: scan, total: total, perPage: perPage, page: page, selection: selection, in: db)
-            }
-            let end = min(offset + perPage, total)
-            var rows: [StreamScan.Row] = []
-            if offset <= total - end {
-                // Nearer the top: walk down from it, past `offset` entries.
-                var skipped = 0
-                try scan.walk { row in
-                    if skipped < offset {
-                        skipped += 1
-                        return true
-                    }
-                    rows.append(row)
-                    return rows.count < end - offset
-                }
-            } else {
-                // Nearer the end (the last page): walk up from the bottom, past `total - end` entries.
-                var skipped = 0
-                try scan.walk(reverse: true) { row in
-                    if skipped < total - end {
-                        skipped += 1
-                        return true
-                    }
-                    rows.append(row)
-                    return rows.count < end - offset
-                }
-                rows.reverse()
-            }
+            var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)
+            if !window.isEmpty { try scan.walk(reverse: window.fromBottom) { window.take($0) } }
             return try Self.page(
-                rows[...], more: end < total, scan: scan, total: total, perPage: perPage, page: page, selection: selection,
-                in: db)
+                window.rows[...], more: window.more, scan: scan, total: total, perPage: window.perPage,
+                page: window.page, selection: selection, in: db)
         }
     }
 
@@ -105,7 +74,7 @@ extension FeedStore {
         }
         var nextCursor: String?
         if more, let last = rows.last {
-            nextCursor = try StreamOrderKey(last).cursor()
+            nextCursor = try last.key.cursor()
         }
         return StoredStreamPage(
             entries: selection.tagged(entries), totalItems: total, perPage: perPage, totalPages: (total + perPage - 1) / perPage, page: page,

@@ -93,11 +93,6 @@ struct StreamListing {
     }
 }
 
-extension StreamOrderKey {
-    init(_ row: StreamScan.Row) {
-        self.init(sortKey: row.sortKey, rank: row.rank, position: row.position, feed: row.feed, id: row.id)
-    }
-}
 
 /// Walks the shown entries of a listing in stream order (or backwards) straight from the
 /// `item_stream_order` index, which holds the visible items by their maintained sort key.
@@ -114,12 +109,13 @@ final class StreamScan {
     /// One visible item as the index holds it.
     struct Row {
         var rowid: Int64
-        var sortKey: Double?
-        var feed: String
-        var rank: Int
-        var position: Int64
-        var id: String
+        /// Its place in stream order (as PostgreSQL's scan rows carry it).
+        var key: StreamOrderKey
+        /// Whether another item shares its dedup key.
         var shared: Bool
+
+        var feed: String { key.feed }
+        var sortKey: Double? { key.sortKey }
     }
 
     private let db: Database
@@ -273,7 +269,7 @@ final class StreamScan {
             let rows = try GRDB.Row.fetchCursor(statement, arguments: fromArguments + [feed] + shown.arguments)
             while let raw = try rows.next() {
                 guard let row = listed(raw) else { continue }
-                if let after, !after.precedes(StreamOrderKey(row)) { continue }
+                if let after, !after.precedes(row.key) { continue }
                 guard try !isShadowed(row) else { continue }
                 guard try body(row) else { return false }
             }
@@ -288,11 +284,11 @@ final class StreamScan {
         defer { group.removeAll(keepingCapacity: true) }
         if group.count > 1 {
             group.sort { a, b in
-                reverse ? StreamOrderKey(b).precedes(StreamOrderKey(a)) : StreamOrderKey(a).precedes(StreamOrderKey(b))
+                reverse ? b.key.precedes(a.key) : a.key.precedes(b.key)
             }
         }
         for row in group {
-            if let after, !after.precedes(StreamOrderKey(row)) { continue }
+            if let after, !after.precedes(row.key) { continue }
             guard try !isShadowed(row) else { continue }
             guard try body(row) else { return false }
         }
@@ -303,7 +299,8 @@ final class StreamScan {
         let feed: String = raw[2]
         guard let rank = listing.rankByFeed[feed] else { return nil }
         return Row(
-            rowid: raw[0], sortKey: raw[1], feed: feed, rank: rank, position: raw[3], id: raw[4], shared: raw[5])
+            rowid: raw[0], key: StreamOrderKey(sortKey: raw[1], rank: rank, position: raw[3], feed: feed, id: raw[4]),
+            shared: raw[5])
     }
 
     /// Whether a listed feed carries `row`'s dedup key before it (lower rank, then position, then id),
@@ -324,7 +321,7 @@ final class StreamScan {
             guard let rank = listing.rankByFeed[feed] else { continue }
             carriers.append(StreamCarriers.Carrier(feed: feed, rank: rank, position: raw[1], id: raw[2]))
         }
-        guard carriers.shows(feed: row.feed, id: row.id) else { return true }
+        guard carriers.shows(feed: row.key.feed, id: row.key.id) else { return true }
         self.carriers[row.rowid] = carriers.feeds
         return false
     }

@@ -1,11 +1,5 @@
 public import FeedCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The columns of the stream table, measured once (from the first page of `show --all`) and
 /// used for every row.
 public struct TableLayout: Sendable {

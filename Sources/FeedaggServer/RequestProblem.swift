@@ -23,13 +23,16 @@ struct RequestProblem: Error, Sendable {
     }
 }
 
-/// The `Content-Type` of each representation the server answers with.
+/// The `Content-Type` of each representation the server answers with: all of them UTF-8 text.
 enum MediaTypes {
-    static let json = "application/json; charset=utf-8"
-    static let atom = "application/atom+xml; charset=utf-8"
-    static let jsonFeed = "application/feed+json; charset=utf-8"
-    static let html = "text/html; charset=utf-8"
-    static let javascript = "text/javascript; charset=utf-8"
-    static let css = "text/css; charset=utf-8"
-    static let prometheus = "text/plain; version=0.0.4; charset=utf-8"
+    static let json = utf8("application/json")
+    static let atom = utf8("application/atom+xml")
+    static let jsonFeed = utf8("application/feed+json")
+    static let html = utf8("text/html")
+    static let javascript = utf8("text/javascript")
+    static let css = utf8("text/css")
+    /// Prometheus' text exposition format, version 0.0.4.
+    static let prometheus = utf8("text/plain; version=0.0.4")
+
+    private static func utf8(_ type: String) -> String { type + "; charset=utf-8" }
 }

@@ -28,11 +28,11 @@ public final class PostgresCluster: Sendable {
     /// The server's TCP port (free when chosen; never 5432 unless the system handed it out).
     public let port: Int
     /// The folder holding the server's Unix socket (`.s.PGSQL.<port>`): libpq's `host` for it.
-    public let socketDirectory: String
+    public var socketDirectory: String { folder.path }
     /// The superuser's name; it connects without a password.
     public let superuser = "postgres"
     /// The server's major version (`15`).
-    public let version: String
+    public var version: String { installation.version }
     /// The cluster's folder (data directory, socket, log).
     public let folder: URL
     /// Its certificates, when started with TLS (``start(timeout:tls:)``, ``sharedTLS()``).
@@ -48,8 +48,6 @@ public final class PostgresCluster: Sendable {
         self.port = port
         self.folder = folder
         self.tls = tls
-        self.socketDirectory = folder.path
-        self.version = installation.version
         self.installation = installation
         self.watchdog = watchdog
     }

@@ -14,12 +14,15 @@ import Foundation
 /// root (CI, this machine) every server program runs as the unprivileged `postgres` account that
 /// Debian's package creates, through `setpriv`; otherwise as the current user.
 struct PostgresInstallation: Sendable {
-    /// The account a server program runs as when the test process is root.
+    /// The account a server program runs as when the test process is root: Debian's `postgres`
+    /// (``serverAccountName``), by its user and group ids.
     struct ServerAccount: Sendable {
-        let name: String
         let uid: uid_t
         let gid: gid_t
     }
+
+    /// The name of the account server programs run as when the test process is root.
+    static let serverAccountName = "postgres"
 
     /// The directory holding `initdb`, `pg_ctl`, `psql`, `pg_isready`.
     let binDirectory: URL
@@ -66,7 +69,7 @@ struct PostgresInstallation: Sendable {
     /// `nil` unless root; then the `postgres` account, which must exist.
     private static func serverAccount() throws(PostgresClusterError) -> ServerAccount? {
         guard geteuid() == 0 else { return nil }
-        let name = "postgres"
+        let name = serverAccountName
         guard let entry = getpwnam(name) else {
             throw PostgresClusterError(
                 "the tests run as root, and initdb refuses root: the server needs the unprivileged account "
@@ -75,7 +78,7 @@ struct PostgresInstallation: Sendable {
         guard FileManager.default.isExecutableFile(atPath: setpriv) else {
             throw PostgresClusterError("the tests run as root and \(setpriv) (util-linux) is missing")
         }
-        return ServerAccount(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+        return ServerAccount(uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
     }
 
     private static let setpriv = "/usr/bin/setpriv"
@@ -105,7 +108,7 @@ struct PostgresInstallation: Sendable {
     func handOver(_ path: String) throws(PostgresClusterError) {
         guard let account = serverAccount else { return }
         guard chown(path, account.uid, account.gid) == 0 else {
-            throw PostgresClusterError("cannot give \(path) to '\(account.name)': \(String(cString: strerror(errno)))")
+            throw PostgresClusterError("cannot give \(path) to '\(Self.serverAccountName)': \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -32,30 +32,15 @@ extension PostgresFeedStore {
     public func stream(
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage {
-        let page = max(1, page)
-        let perPage = max(1, perPage)
-        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
-        return try session("read the stream") { db in
+        try session("read the stream") { db in
             let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
             let total = try await scan.totalItems()
-            guard !overflow, offset < total else {
-                return try Self.page([], more: false, total: total, perPage: perPage, page: page, scan: scan)
+            var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
+            if !window.isEmpty {
+                try await scan.walk(reverse: window.fromBottom, batch: window.reach) { window.take($0) }
             }
-            let end = min(offset + perPage, total)
-            let fromTop = offset <= total - end
-            let skip = fromTop ? offset : total - end
-            var rows: [PostgresStreamScan.Row] = []
-            var skipped = 0
-            try await scan.walk(reverse: !fromTop, batch: skip + end - offset) { row in
-                if skipped < skip {
-                    skipped += 1
-                    return true
-                }
-                rows.append(row)
-                return rows.count < end - offset
-            }
-            if !fromTop { rows.reverse() }
-            return try Self.page(rows[...], more: end < total, total: total, perPage: perPage, page: page, scan: scan)
+            return try Self.page(
+                window.rows[...], more: window.more, total: total, perPage: window.perPage, page: window.page, scan: scan)
         }
     }
 

@@ -9,7 +9,7 @@ public struct FeedResult: Sendable {
     /// Items in wire order, pages in order; empty when the pull handed its pages to a ``PageSink``.
     public var items: [FeedItem]
     /// How many items the pages held (``items`` may be empty, see above).
-    public var itemCount: Int = 0
+    public var itemCount: Int
     /// Pages fetched and decoded.
     public var pages: Int
     /// HTTP requests sent, retries included; requests cancelled because the walk no longer needed
@@ -23,13 +23,13 @@ public struct FeedResult: Sendable {
     public var duration: Duration
     /// Page 1 answered `304 Not Modified`: the feed is unchanged since the last pull and
     /// ``items`` is empty (the caller's store holds them).
-    public var unchanged: Bool = false
+    public var unchanged: Bool
     /// Responses worth remembering for the next pull's conditional requests, in page order.
-    public var cacheable: [CachedResponse] = []
+    public var cacheable: [CachedResponse]
     /// The walk read every page the API lists, unfiltered: no failure, no `max_pages` stop, no
     /// incremental stop, no `since` watermark. Only then may a store conclude that stored items
     /// the pull did not return are gone from the API.
-    public var complete: Bool = false
+    public var complete: Bool
     /// An incremental pull stopped after this page because it held only items already stored
     /// unchanged (the older pages are stored too).
     public var stoppedAtStoredPage: Int?
@@ -38,22 +38,17 @@ public struct FeedResult: Sendable {
     /// The pull continued an interrupted one from this page (see ``ResumePoint``).
     public var resumedAtPage: Int?
     /// Pages requested before page 1 answered, because the store remembered the page count.
-    public var speculativePages: Int = 0
+    public var speculativePages: Int
 
     /// Creates a result.
     public init(
         feed: String, source: String, items: [FeedItem] = [], pages: Int = 0, requests: Int = 0,
         error: FeedError? = nil, notes: [String] = [], duration: Duration = .zero
     ) {
-        self.feed = feed
-        self.source = source
-        self.items = items
-        self.itemCount = items.count
-        self.pages = pages
-        self.requests = requests
-        self.error = error
-        self.notes = notes
-        self.duration = duration
+        self.init(
+            feed: feed, source: source, items: items, itemCount: items.count, pages: pages, requests: requests, error: error,
+            notes: notes, duration: duration, unchanged: false, cacheable: [], complete: false, stoppedAtStoredPage: nil,
+            watermark: nil, resumedAtPage: nil, speculativePages: 0)
     }
 
     /// Creates a result with every field: how the engine reports a walk.

@@ -121,11 +121,16 @@ public struct URITemplate: Sendable, CustomStringConvertible {
 
     /// The expansion rules of one operator (RFC 6570 appendix A).
     struct Operator: Sendable {
-        var first: String
-        var separator: String
-        var named: Bool
-        var ifEmpty: String
-        var allowsReserved: Bool
+        /// Written before the first defined value (`first`).
+        let first: String
+        /// Written between values (`sep`).
+        let separator: String
+        /// Whether values are written as `name=value` (`named`).
+        let named: Bool
+        /// Written after the name of an empty value (`ifemp`).
+        let ifEmpty: String
+        /// Whether reserved characters pass unencoded (`allow` is U+R).
+        let allowsReserved: Bool
 
         static func forCharacter(_ character: Character?) -> Operator? {
             switch character {
