@@ -13,9 +13,30 @@ struct StreamReader: Sendable {
     /// The store `feedagg serve` keeps open for the whole run and every read uses (a GRDB
     /// `DatabasePool` over the SQLite file, or the PostgreSQL pool); `nil`: each read opens the
     /// store (tests that build a reader alone).
-    var lentStore: (any StoreDriver)?
+    let lentStore: (any StoreDriver)?
     /// The threads reads run on.
     let readPool: StoreReadPool
+    /// The change number's reads, shared by the requests waiting at once (``SharedRead``).
+    private let changeNumber: SharedRead<Int64?, RequestProblem>
+
+    init(
+        aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, lentStore: (any StoreDriver)?,
+        readPool: StoreReadPool
+    ) {
+        self.aggregator = aggregator
+        self.settings = settings
+        self.configuration = configuration
+        self.lentStore = lentStore
+        self.readPool = readPool
+        changeNumber = SharedRead { () async throws(RequestProblem) -> Int64? in
+            guard let store = lentStore else { return nil }
+            do {
+                return try await readPool.run(timeout: Self.readTimeout) { try store.changeVersion() }
+            } catch {
+                throw Self.problem(error, console: aggregator.console)
+            }
+        }
+    }
 
     /// The page `query` asks for and the feeds it lists (what a feed document is named after): its
     /// search and view, under the running configuration's filter rules.
@@ -46,14 +67,10 @@ struct StreamReader: Sendable {
     }
 
     /// The store's change number (``StoreDriver/changeVersion()``), read on the server's store
-    /// threads; `nil` without a store kept open (each read opens its own: nothing to key pages by).
+    /// threads by a read that started after this call (shared with the requests asking at the same
+    /// time); `nil` without a store kept open (each read opens its own: nothing to key pages by).
     func changeVersion() async throws(RequestProblem) -> Int64? {
-        guard let store = lentStore else { return nil }
-        do {
-            return try await readPool.run(timeout: Self.readTimeout) { try store.changeVersion() }
-        } catch {
-            throw problem(error)
-        }
+        try await changeNumber.value()
     }
 
     /// `feedagg feeds --format json` for the running configuration, without the configuration
@@ -102,18 +119,22 @@ struct StreamReader: Sendable {
     /// The problem to answer for `error`: a bad cursor is the client's; the store's details (its
     /// path) go to standard error only.
     func problem(_ error: any Error) -> RequestProblem {
+        Self.problem(error, console: aggregator.console)
+    }
+
+    private static func problem(_ error: any Error, console: Console) -> RequestProblem {
         if let problem = error as? RequestProblem { return problem }
         if let timeout = error as? StoreReadPool.Timeout {
-            aggregator.console.error("feedagg serve: \(timeout)")
+            console.error("feedagg serve: \(timeout)")
             return RequestProblem(.serviceUnavailable, "\(timeout); try again later")
         }
         if let error = error as? StoreError {
             if error.kind == .invalidCursor { return RequestProblem(.badRequest, "invalid cursor: \(error.detail)") }
-            aggregator.console.error("feedagg serve: \(error)")
+            console.error("feedagg serve: \(error)")
             return RequestProblem(.serviceUnavailable, "the store is unavailable (\(error.kind)); see the server's log")
         }
         if let error = error as? ConfigError { return RequestProblem(.badRequest, error.message) }
-        aggregator.console.error("feedagg serve: \(error)")
+        console.error("feedagg serve: \(error)")
         return RequestProblem(.internalServerError, "internal error; see the server's log")
     }
 }
