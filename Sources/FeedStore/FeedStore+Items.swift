@@ -40,6 +40,32 @@ enum ItemColumns {
             raw: try row.decode(Data?.self, forColumn: "raw"))
     }
 
+    /// The columns ``item(from:at:)`` reads, in its order: a statement selects them to decode items
+    /// by position (by name, GRDB folds each column name's case on every access).
+    static let selected = "id, " + names.joined(separator: ", ")
+
+    /// The item whose ``selected`` columns start at index `start` of `row`.
+    static func item(from row: Row, at start: Int) throws -> FeedItem {
+        let author: FeedAuthor? =
+            if let name = try row.decode(String?.self, atIndex: start + 4) {
+                FeedAuthor(
+                    name: name, url: try row.decode(String?.self, atIndex: start + 5),
+                    avatarURL: try row.decode(String?.self, atIndex: start + 6))
+            } else {
+                nil
+            }
+        return FeedItem(
+            id: try row.decode(String.self, atIndex: start),
+            title: try row.decode(String.self, atIndex: start + 1),
+            summary: try row.decode(String?.self, atIndex: start + 2),
+            url: try row.decode(String?.self, atIndex: start + 3),
+            author: author,
+            imageURL: try row.decode(String?.self, atIndex: start + 7),
+            published: try row.decode(Double?.self, atIndex: start + 8).map(Date.init(timeIntervalSince1970:)),
+            updated: try row.decode(Double?.self, atIndex: start + 9).map(Date.init(timeIntervalSince1970:)),
+            raw: try row.decode(Data?.self, atIndex: start + 10))
+    }
+
     /// The persisted sort key of a dated item: its sort date in epoch seconds.
     static func datedSortKey(_ item: FeedItem) -> Double? { item.sortDate?.timeIntervalSince1970 }
 }

@@ -26,7 +26,7 @@ extension FeedStore {
             }
             return try Self.page(
                 rows.prefix(limit), more: rows.count > limit, scan: scan,
-                total: try listing.totalItems(db, selection: selection), perPage: limit, page: nil, selection: selection, in: db)
+                total: try listing.totalItems(db, selection: selection, repeats: repeatsCache), perPage: limit, page: nil, selection: selection, in: db)
         }
     }
 
@@ -36,7 +36,7 @@ extension FeedStore {
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
-            let total = try listing.totalItems(db, selection: selection)
+            let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache)
             let scan = try StreamScan(db, listing: listing, selection: selection)
             var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty { try scan.walk(reverse: window.fromBottom) { window.take($0) } }
@@ -55,11 +55,10 @@ extension FeedStore {
         var items: [Int64: Row] = [:]
         if !rows.isEmpty {
             let placeholders = rows.map { _ in "?" }.joined(separator: ", ")
-            for row in try Row.fetchAll(
-                db, sql: "SELECT rowid AS stream_rowid, * FROM item WHERE rowid IN (\(placeholders))",
-                arguments: StatementArguments(rows.map(\.rowid)))
-            {
-                items[try row.decode(Int64.self, forColumn: "stream_rowid")] = row
+            let statement = try db.cachedStatement(
+                sql: "SELECT rowid, first_seen_at, \(ItemColumns.selected) FROM item WHERE rowid IN (\(placeholders))")
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(rows.map(\.rowid))) {
+                items[try row.decode(Int64.self, atIndex: 0)] = row
             }
         }
         var entries: [StreamEntry] = []
@@ -67,10 +66,9 @@ extension FeedStore {
             guard let item = items[row.rowid] else { continue }
             entries.append(
                 StreamEntry(
-                    item: try ItemColumns.item(from: item), feed: row.feed, feeds: scan.carriers[row.rowid] ?? [row.feed],
+                    item: try ItemColumns.item(from: item, at: 2), feed: row.feed, feeds: scan.carriers[row.rowid] ?? [row.feed],
                     source: scan.listing.sourceByFeed[row.feed] ?? "",
-                    firstSeen: try item.decode(Double?.self, forColumn: "first_seen_at").map(
-                        Date.init(timeIntervalSince1970:))))
+                    firstSeen: try item.decode(Double?.self, atIndex: 1).map(Date.init(timeIntervalSince1970:))))
         }
         var nextCursor: String?
         if more, let last = rows.last {

@@ -37,6 +37,8 @@ public final class FeedStore: StoreDriver {
     public let keepRaw: Bool
     /// Checkpoints the write-ahead log off the writer while pulls write.
     let checkpointer: BackgroundCheckpointer
+    /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
+    let repeatsCache = StreamRepeatsCache()
     /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
     static let autocheckpointPages = 10_000
 

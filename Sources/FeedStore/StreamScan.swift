@@ -13,8 +13,8 @@ struct StreamListing {
 
     init(_ db: Database, feeds: [String], sources: [String]?) throws {
         var sourceByFeed: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT name, source FROM feed") {
-            sourceByFeed[try row.decode(String.self, forColumn: "name")] = try row.decode(String.self, forColumn: "source")
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT name, source FROM feed")) {
+            sourceByFeed[try row.decode(String.self, atIndex: 0)] = try row.decode(String.self, atIndex: 1)
         }
         var ranked: [String] = []
         var rankByFeed: [String: Int] = [:]
@@ -32,8 +32,8 @@ struct StreamListing {
     /// Entries of the listing: every listed feed's visible items (the maintained `visible_items`)
     /// minus the repeats among the shared items (the `item_shared` index), so the cost is one row
     /// per feed plus one index entry per shared item, never a scan of the store.
-    func totalItems(_ db: Database, selection: StreamSelection) throws -> Int {
-        guard selection.narrows else { return try totalItems(db) }
+    func totalItems(_ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache) throws -> Int {
+        guard selection.narrows else { return try totalItems(db, repeats: cache) }
         guard !ranked.isEmpty else { return 0 }
         if let set = selection.textOnly, ranked.count == sourceByFeed.count {
             return try totalItems(db, textOnly: set)
@@ -72,7 +72,9 @@ struct StreamListing {
         return try Int.fetchOne(db, sql: sql, arguments: [expression, listing]) ?? 0
     }
 
-    func totalItems(_ db: Database) throws -> Int {
+    /// The visible items of the listed feeds less the repeated entries (counted once per change of
+    /// the store: ``StreamRepeatsCache``).
+    func totalItems(_ db: Database, repeats cache: StreamRepeatsCache) throws -> Int {
         guard !ranked.isEmpty else { return 0 }
         let placeholders = ranked.map { _ in "?" }.joined(separator: ", ")
         let arguments = StatementArguments(ranked)
@@ -81,7 +83,8 @@ struct StreamListing {
             ?? 0
         // Listing every stored feed (the usual `show`): no feed filter to test on each shared item.
         let everyFeed = ranked.count == sourceByFeed.count
-        let repeats =
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
+        let repeats = try cache.repeats(of: ranked, at: version) {
             try Int.fetchOne(
                 db,
                 sql: """
@@ -89,6 +92,7 @@ struct StreamListing {
                     WHERE shared = 1 AND staged = 0 \(everyFeed ? "" : "AND feed IN (\(placeholders))")
                     """,
                 arguments: everyFeed ? [] : arguments) ?? 0
+        }
         return visible - repeats
     }
 }

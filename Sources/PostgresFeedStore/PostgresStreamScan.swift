@@ -233,7 +233,7 @@ struct PostgresStreamScan {
 
     /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
-    func totalItems() async throws -> Int {
+    func totalItems(repeats cache: StreamRepeatsCache) async throws -> Int {
         guard !ranked.isEmpty else { return 0 }
         if selection.narrows {
             let (sql, selectionBinds) = SelectionCount.statement(
@@ -243,13 +243,24 @@ struct PostgresStreamScan {
             let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: binds))
             return Int(try row?.get("total", Int64.self) ?? 0)
         }
+        // The change number first: a count made after it is never older than it (a commit landing
+        // in between moves the number, so the next read counts again).
         let row = try await db.row(
             """
-            SELECT (SELECT COALESCE(SUM(visible_items), 0) FROM feed WHERE name = ANY(\(ranked)::text[]))::bigint
-                - (SELECT COUNT(*) - COUNT(DISTINCT dedup_key) FROM item
-                    WHERE shared AND NOT staged AND feed = ANY(\(ranked)::text[]))::bigint AS total
+            SELECT (SELECT COALESCE(SUM(visible_items), 0) FROM feed WHERE name = ANY(\(ranked)::text[]))::bigint AS visible,
+                COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version
             """)
-        return Int(try row?.get("total", Int64.self) ?? 0)
+        let visible = try row?.get("visible", Int64.self) ?? 0
+        let version = try row?.get("version", Int64.self) ?? 0
+        let repeats = try await cache.repeats(of: ranked, at: version) {
+            let counted = try await db.row(
+                """
+                SELECT (COUNT(*) - COUNT(DISTINCT dedup_key))::bigint AS repeats FROM item
+                WHERE shared AND NOT staged AND feed = ANY(\(ranked)::text[])
+                """)
+            return Int(try counted?.get("repeats", Int64.self) ?? 0)
+        }
+        return Int(visible) - repeats
     }
 }
 

@@ -67,6 +67,47 @@ struct StoreConformanceTests {
         #expect(try store.feedSummaries().map(\.itemCount) == [2, 2])
     }
 
+    @Test("total_items follows every change of the shared items: commits, deletions, prunes, each listing", arguments: StoreEngine.allCases)
+    func totalsFollowSharing(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        // Totals by page number and by cursor, beside the entries a walk finds, after each change
+        // (the repeated entries totals subtract are counted once per change: a stale count shows).
+        func totals(_ feeds: [String]) throws -> [Int] {
+            [
+                try store.stream(feeds: feeds, sources: nil, page: 1, perPage: 2).totalItems,
+                try store.stream(feeds: feeds, sources: nil, after: nil, limit: 2).totalItems,
+                try walk(store, feeds: feeds, limit: 2).entries.count,
+            ]
+        }
+        let u = (1...3).map { "https://example.com/shared/\($0)" }
+        try store.commit(
+            [pull("a", [item("a1", url: u[0], day: 1), item("a2", url: u[1], day: 2)]), pull("b", [item("b1", url: u[0], day: 1)])],
+            feedOrder: ["a", "b"])
+        #expect(try totals(["a", "b"]) == [2, 2, 2])
+        #expect(try totals(["b"]) == [1, 1, 1])
+        // b now carries a2's URL too, and a third one of its own.
+        try store.commit(
+            [pull("b", [item("b1", url: u[0], day: 1), item("b2", url: u[1], day: 2), item("b3", url: u[2], day: 3)])],
+            feedOrder: ["a", "b"])
+        #expect(try totals(["a", "b"]) == [3, 3, 3])
+        #expect(try totals(["b"]) == [3, 3, 3])
+        // c repeats all three, and one more of its own.
+        try store.commit(
+            [pull("c", (0..<3).map { item("c\($0)", url: u[$0], day: $0 + 1) } + [item("c3", day: 4)])], feedOrder: ["a", "b", "c"])
+        #expect(try totals(["a", "b", "c"]) == [4, 4, 4])
+        #expect(try totals(["a", "b"]) == [3, 3, 3])
+        #expect(try totals(["c", "a"]) == [4, 4, 4])
+        try store.delete(feeds: ["b"])
+        #expect(try totals(["a", "c"]) == [4, 4, 4])
+        try store.prune(keeping: ["a"])
+        #expect(try totals(["a"]) == [2, 2, 2])
+        try store.commit([pull("d", [item("d1", url: u[0], day: 1), item("d2", day: 5)])], feedOrder: ["a", "d"])
+        #expect(try totals(["a", "d"]) == [3, 3, 3])
+    }
+
     @Test("pages are staged invisibly, a dead process's pull resumes, and finishing reveals it at once", arguments: StoreEngine.allCases)
     func stagingAndResume(engine: StoreEngine) async throws {
         let opened = try await engine.open()
