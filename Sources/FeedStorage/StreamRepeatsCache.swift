@@ -26,19 +26,21 @@ package final class StreamRepeatsCache: Sendable {
     /// The repeats of the listing `ranked` at change number `version`: remembered, or counted by
     /// `count` and remembered.
     package func repeats(of ranked: [String], at version: Int64, count: () throws -> Int) rethrows -> Int {
-        if let entry = entries.withLock({ $0[ranked] }), entry.version == version { return entry.repeats }
-        let repeats = try count()
-        entries.withLock { entries in
-            if entries.count >= capacity, entries[ranked] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[ranked] = Entry(version: version, repeats: repeats)
-        }
-        return repeats
+        if let repeats = remembered(ranked, at: version) { return repeats }
+        return remember(try count(), of: ranked, at: version)
     }
 
     /// The async form of ``repeats(of:at:count:)``.
     package func repeats(of ranked: [String], at version: Int64, count: () async throws -> Int) async rethrows -> Int {
-        if let entry = entries.withLock({ $0[ranked] }), entry.version == version { return entry.repeats }
-        let repeats = try await count()
+        if let repeats = remembered(ranked, at: version) { return repeats }
+        return remember(try await count(), of: ranked, at: version)
+    }
+
+    private func remembered(_ ranked: [String], at version: Int64) -> Int? {
+        entries.withLock { entries in entries[ranked].flatMap { $0.version == version ? $0.repeats : nil } }
+    }
+
+    private func remember(_ repeats: Int, of ranked: [String], at version: Int64) -> Int {
         entries.withLock { entries in
             if entries.count >= capacity, entries[ranked] == nil { entries.removeAll(keepingCapacity: true) }
             entries[ranked] = Entry(version: version, repeats: repeats)
