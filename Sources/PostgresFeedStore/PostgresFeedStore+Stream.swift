@@ -48,14 +48,25 @@ extension PostgresFeedStore {
     static func scan(
         _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything
     ) async throws -> PostgresStreamScan {
+        // One round trip for the listing and what `total_items` needs of the feeds: their visible
+        // counts and the change number (for the repeats kept per change).
         var sourceByFeed: [String: String] = [:]
-        for row in try await db.rows("SELECT name, source FROM feed") {
-            let (name, source) = try row.decode((String, String).self)
+        var visibleByFeed: [String: Int64] = [:]
+        var version: Int64 = 0
+        for row in try await db.rows(
+            """
+            SELECT name, source, visible_items, COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint
+            FROM feed
+            """)
+        {
+            let (name, source, visible, changeNumber) = try row.decode((String, String, Int64, Int64).self)
             sourceByFeed[name] = source
+            visibleByFeed[name] = visible
+            version = changeNumber
         }
         return PostgresStreamScan(
             db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed,
-            selection: selection)
+            visibleByFeed: visibleByFeed, changeNumber: version, selection: selection)
     }
 
     /// The page of `rows` (shown entries in stream order), with the cursor after the last one when

@@ -37,14 +37,20 @@ struct PostgresStreamScan {
     /// The query and filter rules (``StreamSelection``): a batch reads only the rows it shows,
     /// and carriers count only when their feed keeps them.
     let selection: StreamSelection
+    /// Every stored feed's `visible_items`, read with the listing.
+    let visibleByFeed: [String: Int64]
+    /// The store's change number, read with the listing in the same snapshot.
+    let changeNumber: Int64
 
     init(
-        _ db: PostgresConnection, ranked: [String], sourceByFeed: [String: String],
-        selection: StreamSelection = .everything
+        _ db: PostgresConnection, ranked: [String], sourceByFeed: [String: String], visibleByFeed: [String: Int64],
+        changeNumber: Int64, selection: StreamSelection = .everything
     ) {
         self.db = db
         self.ranked = ranked
         self.sourceByFeed = sourceByFeed
+        self.visibleByFeed = visibleByFeed
+        self.changeNumber = changeNumber
         self.selection = selection
         rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
     }
@@ -243,16 +249,10 @@ struct PostgresStreamScan {
             let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: binds))
             return Int(try row?.get("total", Int64.self) ?? 0)
         }
-        // The change number first: a count made after it is never older than it (a commit landing
-        // in between moves the number, so the next read counts again).
-        let row = try await db.row(
-            """
-            SELECT (SELECT COALESCE(SUM(visible_items), 0) FROM feed WHERE name = ANY(\(ranked)::text[]))::bigint AS visible,
-                COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version
-            """)
-        let visible = try row?.get("visible", Int64.self) ?? 0
-        let version = try row?.get("version", Int64.self) ?? 0
-        let repeats = try await cache.repeats(of: ranked, at: version) {
+        // The counts and the change number come from the listing's read (the session's snapshot),
+        // taken before any count: a count is never older than the number it is kept under.
+        let visible = ranked.reduce(Int64(0)) { $0 + (visibleByFeed[$1] ?? 0) }
+        let repeats = try await cache.repeats(of: ranked, at: changeNumber) {
             let counted = try await db.row(
                 """
                 SELECT (COUNT(*) - COUNT(DISTINCT dedup_key))::bigint AS repeats FROM item
