@@ -97,7 +97,6 @@ struct StreamListing {
     }
 }
 
-
 /// Walks the shown entries of a listing in stream order (or backwards) straight from the
 /// `item_stream_order` index, which holds the visible items by their maintained sort key.
 ///
