@@ -31,7 +31,9 @@ struct RegistryTests {
     @Test("a worker that stops beating is no longer live, and its share goes back to the others")
     func staleWorker() async throws {
         try await withCoordinationDatabase { client, _ in
-            let settings = CoordinationSettings(workerTimeout: .seconds(2), maxConnectionsPerHost: 6)
+            // 10 s: long enough that `alive`, beating between reads, never looks stale on a loaded
+            // machine (2 s was: a full run once took longer than that between its beat and the read).
+            let settings = CoordinationSettings(workerTimeout: .seconds(10), maxConnectionsPerHost: 6)
             let alive = WorkerCoordinator(client: client, id: WorkerID("alive"), settings: settings, logger: testLogger)
             let gone = WorkerCoordinator(client: client, id: WorkerID("gone"), settings: settings, logger: testLogger)
             try await gone.register()
@@ -42,6 +44,7 @@ struct RegistryTests {
             }
             #expect(alone == true)
             #expect(try await alive.connectionsPerHost() == 6)
+            _ = try await alive.heartbeat()
             let registry = try await alive.workers()
             #expect(registry.first { $0.id == "gone" }?.live == false)
             #expect(registry.first { $0.id == "alive" }?.live == true)
