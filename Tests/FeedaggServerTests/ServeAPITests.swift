@@ -24,17 +24,7 @@ struct ServeAPITests {
         defer { folder.remove() }
         let db = postgres ? try await PostgresCluster.shared().createDatabase("serve").url : folder.path("store.sqlite")
         let config = try folder.write("feeds.yaml", reposYAML([("acme", "acme"), ("zeta", "zeta")], base: api.baseURL))
-        let pull = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db, "--quiet"])
-        try #require(pull.status == 0, "\(pull.summary)")
-        let serve = try await ServeProcess.start(["--config", config.path, "--db", db])
-        do {
-            try await body(config.path, db, serve)
-        } catch {
-            serve.process.kill()
-            throw error
-        }
-        let output = try await serve.stop()
-        #expect(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
+        let output = try await ServeProcess.afterPull(config: config.path, db: db, body)
         #expect(!output.stderr.contains(folder.url.path), "no path in the log of a clean run: \(output.stderr)")
     }
 

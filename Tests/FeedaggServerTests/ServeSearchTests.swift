@@ -38,17 +38,7 @@ struct ServeSearchTests {
         do {
             let db = engine == "postgres" ? try await PostgresCluster.shared().createDatabase("serve").url : folder.path("store.sqlite")
             let config = try folder.write("feeds.yaml", SearchCorpus.feedsYAML(base: api.baseURL, top: top))
-            let pull = try await TestBinary.runFeedagg(["pull", "--config", config.path, "--db", db, "--quiet"])
-            try #require(pull.status == 0, "\(pull.summary)")
-            let serve = try await ServeProcess.start(["--config", config.path, "--db", db])
-            do {
-                try await body(config.path, db, serve)
-            } catch {
-                serve.process.kill()
-                throw error
-            }
-            let output = try await serve.stop()
-            #expect(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
+            try await ServeProcess.afterPull(config: config.path, db: db, body)
         } catch {
             await api.stop()
             throw error

@@ -46,6 +46,27 @@ struct ServeProcess {
         process.send(SIGTERM)
         return try await process.wait(timeout: .seconds(120))
     }
+
+    /// `feedagg pull` of `config` into `db` (which must succeed), then `feedagg serve` of both for
+    /// `body`; the server is stopped after it (killed when `body` throws) and must exit cleanly.
+    /// Returns what the server wrote.
+    @discardableResult
+    static func afterPull(
+        config: String, db: String, _ body: (_ config: String, _ db: String, _ serve: ServeProcess) async throws -> Void
+    ) async throws -> ProcessOutput {
+        let pull = try await TestBinary.runFeedagg(["pull", "--config", config, "--db", db, "--quiet"])
+        try #require(pull.status == 0, "\(pull.summary)")
+        let serve = try await start(["--config", config, "--db", db])
+        do {
+            try await body(config, db, serve)
+        } catch {
+            serve.process.kill()
+            throw error
+        }
+        let output = try await serve.stop()
+        #expect(output.status == 0 && !output.terminatedBySignal, "\(output.summary)")
+        return output
+    }
 }
 
 /// A libcurl client that sends exactly the headers given (no automatic `Accept-Encoding`, so a
