@@ -53,7 +53,7 @@ extension SearchQuery {
 
     /// Whether `tokens` hold the term's tokens adjacent and in order (the last one as a prefix
     /// when the term is one).
-    static func contains(_ tokens: [String], _ term: TextTerm) -> Bool {
+    package static func contains(_ tokens: [String], _ term: TextTerm) -> Bool {
         let wanted = term.tokens
         guard !wanted.isEmpty, tokens.count >= wanted.count else { return false }
         for start in 0...(tokens.count - wanted.count) {

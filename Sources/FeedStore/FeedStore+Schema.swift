@@ -167,6 +167,10 @@ enum Schema {
         migrator.registerMigration("v7") { db in
             try db.execute(sql: SearchIndex.migration)
         }
+        // Broad searches count fast: the shared rows' own full-text index (``SearchIndex/sharedMigration``).
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: SearchIndex.sharedMigration)
+        }
         return migrator
     }
 

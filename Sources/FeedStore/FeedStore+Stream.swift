@@ -18,7 +18,8 @@ extension FeedStore {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
             let limit = max(1, limit)
-            let scan = try StreamScan(db, listing: listing, selection: selection)
+            let scan = try StreamScan(
+                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
             var rows: [StreamScan.Row] = []
             try scan.walk(after: cursor.map(StreamOrderKey.init)) { row in
                 rows.append(row)
@@ -37,7 +38,8 @@ extension FeedStore {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
             let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache)
-            let scan = try StreamScan(db, listing: listing, selection: selection)
+            let scan = try StreamScan(
+                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
             var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty { try scan.walk(reverse: window.fromBottom) { window.take($0) } }
             return try Self.page(

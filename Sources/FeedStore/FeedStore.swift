@@ -2,6 +2,7 @@
 public import Foundation
 import GRDB
 import FeedCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,6 +40,9 @@ public final class FeedStore: StoreDriver {
     let checkpointer: BackgroundCheckpointer
     /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
     let repeatsCache = StreamRepeatsCache()
+    /// How many rows of the full-text index a search's walk reads and sorts instead of walking the
+    /// stream index (``StreamScan/candidateLimit``); tests lower it to walk every search.
+    let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)
     /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
     static let autocheckpointPages = 10_000
 
@@ -112,6 +116,7 @@ public final class FeedStore: StoreDriver {
         // without stalling the writer.
         configuration.prepareDatabase { db in
             db.add(function: SearchIndex.function)
+            db.add(function: SearchIndex.rowTest)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autocheckpointPages)")
         }

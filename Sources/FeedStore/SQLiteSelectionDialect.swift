@@ -19,8 +19,15 @@ struct SQLiteSelectionDialect: SelectionDialect {
     func text(of alias: String, matching placeholder: String, asSet: Bool) -> String {
         asSet
             ? "\(alias).doc IN (SELECT rowid FROM item_search WHERE item_search MATCH \(placeholder))"
-            : "EXISTS (SELECT 1 FROM item_search WHERE item_search MATCH \(placeholder) AND rowid = \(alias).doc)"
+            : Self.rowTest(alias, placeholder)
     }
+
+    /// ``SearchIndex/rowTest`` of row `alias`, with the set (``TextSet/rowTest``) bound at `placeholder`.
+    static func rowTest(_ alias: String, _ placeholder: String) -> String {
+        "feedagg_text_match(\(placeholder), \(alias).title, \(alias).summary, \(alias).author_name)"
+    }
+
+    func rowQuery(_ set: TextSet) -> String { set.rowTest }
 
     /// An FTS5 expression: a term is a phrase of quoted tokens (`"server" + "side"`, the last one
     /// `*` for a prefix), behind its column (`title : …`); sets combine with `AND` and `OR`.

@@ -45,31 +45,35 @@ struct StreamListing {
 
     /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
     /// field other than text) over every stored feed: then a row matches exactly when the index
-    /// has it, and FTS5 counts the matches itself. Only the few special rows — shared ones (their
-    /// entries are counted by key) and staged ones (invisible) — are looked up among them, instead
-    /// of every match in `item`.
+    /// has it, and FTS5 counts the matches itself. Only the few special rows among them are
+    /// looked up, never every match: the shared ones (their entries are counted by key), found by
+    /// their own index (`item_search_shared`), and the staged ones (invisible; rows exist only
+    /// while a pull writes), each tested.
     private func totalItems(_ db: Database, textOnly set: TextSet) throws -> Int {
         let expression = SQLiteSelectionDialect().indexQuery(set)
+        // `hit`: the shared visible rows that match, read from `item_shared` (which covers what
+        // the entries' order needs) where the shared rows' own index has them.
         let sql = """
             WITH stream_listing(rank, feed) AS MATERIALIZED (SELECT key, value FROM json_each(?2)),
-            hits(doc) AS MATERIALIZED (
-                SELECT rowid FROM item_search WHERE item_search MATCH ?1 AND (
-                    +rowid IN (SELECT doc FROM item INDEXED BY item_shared WHERE shared = 1 AND staged = 0)
-                    OR +rowid IN (SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1)))
+            matched(doc) AS MATERIALIZED (SELECT rowid FROM item_search_shared WHERE item_search_shared MATCH ?1),
+            hit AS MATERIALIZED (
+                SELECT dedup_key, doc FROM item INDEXED BY item_shared WHERE shared = 1 AND staged = 0 AND doc IN matched),
+            staged_hit AS MATERIALIZED (
+                SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1 AND \(SQLiteSelectionDialect.rowTest("item", "?3")))
             SELECT (SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?1)
-                - (SELECT COUNT(*) FROM hits)
+                - (SELECT COUNT(*) FROM hit) - (SELECT COUNT(*) FROM staged_hit)
                 + (SELECT COUNT(*) FROM (
                     SELECT matched, ROW_NUMBER() OVER (PARTITION BY dedup_key ORDER BY listing_rank, feed_position, id) AS place
                     FROM (
-                        SELECT item.dedup_key, item.feed_position, item.id,
+                        SELECT dedup_key, feed_position, id,
                             (SELECT rank FROM stream_listing WHERE stream_listing.feed = item.feed) AS listing_rank,
-                            item.doc IN hits AS matched
-                        FROM item INDEXED BY item_shared WHERE item.shared = 1 AND item.staged = 0 AND item.dedup_key IN (
-                            SELECT dedup_key FROM item WHERE doc IN hits AND shared = 1 AND staged = 0))
+                            doc IN (SELECT doc FROM hit) AS matched
+                        FROM item INDEXED BY item_shared
+                        WHERE shared = 1 AND staged = 0 AND dedup_key IN (SELECT dedup_key FROM hit))
                 ) WHERE place = 1 AND matched = 1)
             """
         let listing = String(decoding: try JSONSerialization.data(withJSONObject: ranked), as: UTF8.self)
-        return try Int.fetchOne(db, sql: sql, arguments: [expression, listing]) ?? 0
+        return try Int.fetchOne(db, sql: sql, arguments: [expression, listing, set.rowTest]) ?? 0
     }
 
     /// The visible items of the listed feeds less the repeated entries (counted once per change of
@@ -138,10 +142,14 @@ final class StreamScan {
 
     /// Above this many rows in the index's bound, a walk reads the stream index in order and
     /// tests each row (the matches are dense enough to fill a page soon); at or below it, the
-    /// walk reads just the bound's rows and sorts them.
+    /// walk reads just the bound's rows and sorts them (the default of the store's
+    /// `searchCandidateLimit`).
     static let candidateLimit = 20_000
 
-    init(_ db: Database, listing: StreamListing, selection: StreamSelection = .everything) throws {
+    init(
+        _ db: Database, listing: StreamListing, selection: StreamSelection = .everything,
+        candidateLimit: Int = StreamScan.candidateLimit
+    ) throws {
         self.db = db
         self.listing = listing
         self.selection = selection
@@ -158,9 +166,12 @@ final class StreamScan {
                 return
             }
             let expression = dialect.indexQuery(set)
+            // Counted no further than the limit: a broad set's full count is most of a page's cost.
             let bound = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?", arguments: [expression]) ?? 0
-            if bound <= Self.candidateLimit { candidates = expression }
+                db,
+                sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_search WHERE item_search MATCH ? LIMIT ?)",
+                arguments: [expression, candidateLimit + 1]) ?? 0
+            if bound <= candidateLimit { candidates = expression }
         }
     }
 
@@ -170,13 +181,10 @@ final class StreamScan {
         guard selection.narrows else { return ("", []) }
         if let set = selection.textOnly {
             // Words only: a row is shown when the index has it. Reading the index's candidates,
-            // every row read is one; walking the stream index, one probe of the whole expression
-            // (not one per word) tests a row.
+            // every row read is one; walking the stream index, one test of the whole set (not
+            // one per word) on the row's own text.
             if candidates != nil { return ("", []) }
-            return (
-                " AND EXISTS (SELECT 1 FROM item_search WHERE item_search MATCH ?\(binds + 1) AND rowid = item.doc)",
-                [SQLiteSelectionDialect().indexQuery(set)]
-            )
+            return (" AND " + SQLiteSelectionDialect.rowTest("item", "?\(binds + 1)"), [set.rowTest])
         }
         var sql = SelectionSQL(
             SQLiteSelectionDialect(), listed: listing.ranked, sourceByFeed: listing.sourceByFeed, selection: selection,

@@ -26,6 +26,9 @@ struct PostgresSelectionDialect: SelectionDialect {
         "\(alias).search @@ \(placeholder)::tsquery"
     }
 
+    /// A row is tested with its own `search` vector, as a set is looked up: the same `tsquery`.
+    func rowQuery(_ set: TextSet) -> String { indexQuery(set) }
+
     func sharedRows(_ alias: String) -> String { "item AS \(alias)" }
     func listingTable(_ placeholder: String) -> String? { nil }
     func rank(of alias: String, listing placeholder: String) -> String {

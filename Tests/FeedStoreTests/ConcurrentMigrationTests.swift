@@ -30,7 +30,7 @@ struct ConcurrentMigrationTests {
                 #expect(output.status == 0 && !output.terminatedBySignal, "round \(round): \(output.summary)")
             }
             let store = try FeedStore.open(path: path)
-            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
             #expect(try store.integrityCheck())
             try store.close()
         }

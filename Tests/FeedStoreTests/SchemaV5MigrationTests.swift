@@ -60,7 +60,7 @@ struct SchemaV5MigrationTests {
         try Self.writeV4Store(at: path)
         let store = try FeedStore.open(path: path)
         defer { try? store.close() }
-        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         #expect(
             try store.strings(sql: "SELECT feed || '/' || id FROM item WHERE shared = 1 ORDER BY 1")
                 == ["a/a2", "a/a5", "b/b1", "c/c1", "c/c2"])

@@ -23,11 +23,14 @@ package protocol SelectionDialect: Sendable {
     func shared(_ alias: String) -> String
     /// The condition that the text `expression` is in the list bound at `placeholder`.
     func list(_ placeholder: String, contains expression: String) -> String
-    /// The condition that row `alias` is in the index's `set`, whose rendering (``indexQuery(_:)``)
-    /// is bound at `placeholder`: a probe of one row (for walks) or a set (`asSet`, for counts).
+    /// The condition that row `alias` is in `set`: for counts (`asSet`), a lookup of the index's
+    /// rows, with ``indexQuery(_:)`` bound at `placeholder`; for walks, a test of the one row, with
+    /// ``rowQuery(_:)`` bound there.
     func text(of alias: String, matching placeholder: String, asSet: Bool) -> String
     /// `set` in the index's own query language (an FTS5 expression, a `tsquery`).
     func indexQuery(_ set: TextSet) -> String
+    /// `set` as the bind of a one-row test (``text(of:matching:asSet:)`` without `asSet`).
+    func rowQuery(_ set: TextSet) -> String
     /// The `FROM` item of the visible shared rows, as `alias` (read through `item_shared`).
     func sharedRows(_ alias: String) -> String
     /// A `WITH` clause the listing's ranks need (the list bound at `placeholder`), if any.
@@ -186,7 +189,7 @@ package struct SelectionSQL<Dialect: SelectionDialect> {
         case .not(let part):
             return condition(part, alias: alias, entry: entry, asSet: asSet).not
         case .text(let term):
-            let query = bind(.text(dialect.indexQuery(.term(term))))
+            let query = bind(.text(asSet ? dialect.indexQuery(.term(term)) : dialect.rowQuery(.term(term))))
             return .sql("COALESCE(\(dialect.text(of: alias, matching: query, asSet: asSet)), \(dialect.falseLiteral))")
         case .source(let type):
             let feeds = sourceByFeed.filter { $0.value == type && listed.contains($0.key) }.map(\.key).sorted()
