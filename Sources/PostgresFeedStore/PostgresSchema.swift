@@ -178,6 +178,14 @@ enum PostgresSchema {
                 "ALTER TABLE staged_update ADD COLUMN search tsvector",
             ]
         ),
+        // The shared rows' own text index (as SQLite's `item_search_shared`, schema v8): a count
+        // looks for the dedup keys of the shared rows that match. Over the whole GIN index the
+        // planner estimated a few such rows and read all of `item` instead (290 ms at 1,000,000
+        // items for `zanzibar OR zz5q`, against 0.05 ms with this index).
+        (
+            "v5",
+            ["CREATE INDEX IF NOT EXISTS item_search_shared ON item USING gin (search) WHERE shared AND NOT staged"]
+        ),
     ]
 
     /// Work a migration does in Swift after its statements, by version.

@@ -49,7 +49,7 @@
                 """, database: database.name)
             let store = try PostgresFeedStore.open(url: url)
             defer { try? store.close() }
-            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4"])
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
             func ids(_ query: String) throws -> [String] {
                 try store.stream(
                     feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
