@@ -2,9 +2,9 @@ public import Foundation
 
 /// One filter rule of feeds.yaml (`filters:` under `settings:` or a feed): `{drop: Q}`,
 /// `{keep: Q}` or `{tag: LABEL, when: Q}` (docs/query.md, "Filter rules").
-public struct FilterRule: Sendable, Equatable {
+public struct FilterRule: Sendable, Hashable {
     /// What the rule does to the items its query matches.
-    public enum Action: Sendable, Equatable {
+    public enum Action: Sendable, Hashable {
         /// Hides them (for the feed the rule applies to).
         case drop
         /// Where keep rules apply, only the items one of them matches are shown.
@@ -35,7 +35,7 @@ public struct FilterRule: Sendable, Equatable {
 /// where keep rules apply, at least one of them. The stream is merged from the kept copies only,
 /// so an item is shown when at least one of its feeds keeps it, and lists the feeds that do.
 /// Rules never delete anything: they change what the next read returns.
-public struct FilterRules: Sendable, Equatable {
+public struct FilterRules: Sendable, Hashable {
     /// The rules of every feed.
     public var global: [FilterRule]
     /// Each feed's own rules, by feed name.

@@ -3,7 +3,7 @@ public import Foundation
 /// A parsed search query (docs/query.md): the one form every use of the query language shares —
 /// `show --query`, `/api/items?q=`, saved views and filter rules — and that each store engine
 /// renders into its own SQL, with ``SearchQuery/matches(_:now:)`` as the reference.
-public indirect enum SearchQuery: Sendable, Equatable {
+public indirect enum SearchQuery: Sendable, Hashable {
     /// Every part matches (the implicit AND between terms).
     case all([SearchQuery])
     /// At least one part matches (`a OR b`).
@@ -25,7 +25,7 @@ public indirect enum SearchQuery: Sendable, Equatable {
     }
 
     /// A word (`swift`), a prefix (`swi*`) or a phrase (`"server side"`), as folded tokens.
-    public struct TextTerm: Sendable, Equatable {
+    public struct TextTerm: Sendable, Hashable {
         /// The tokens, folded (``SearchText/tokens(_:)``): one for a word or a prefix, several for a phrase.
         public var tokens: [String]
         /// Whether the last token is a prefix (`word*`).
@@ -42,7 +42,7 @@ public indirect enum SearchQuery: Sendable, Equatable {
     }
 
     /// A date term: a bound as a UTC instant, or an age relative to the time of the read.
-    public enum DateTerm: Sendable, Equatable {
+    public enum DateTerm: Sendable, Hashable {
         /// `after:DAY`: on or after that day (its first second, UTC).
         case onOrAfter(Date)
         /// `before:DAY`: before that day.
@@ -55,6 +55,17 @@ public indirect enum SearchQuery: Sendable, Equatable {
 
     /// The query that matches everything (an empty query string).
     public static let everything = SearchQuery.all([])
+
+    /// Whether the query has an age (`newer:`, `older:`): what it matches then moves with the
+    /// clock, not only with the store.
+    public var hasAge: Bool {
+        switch self {
+        case .all(let parts), .any(let parts): parts.contains(where: \.hasAge)
+        case .not(let part): part.hasAge
+        case .date(.newer), .date(.older): true
+        case .text, .feed, .source, .date: false
+        }
+    }
 }
 
 /// What a query is evaluated on: one item of the merged stream, as the store holds it.

@@ -9,7 +9,7 @@ public import Foundation
 /// the kept copies (an item is shown when at least one of its feeds keeps it, listing those
 /// feeds). The query is then matched against each merged entry: its shown copy's text, date and
 /// source, and every feed carrying it. `total_items` counts the entries that match.
-public struct StreamSelection: Sendable, Equatable {
+public struct StreamSelection: Sendable, Hashable {
     /// The search (``SearchQuery/everything`` for none).
     public var query: SearchQuery
     /// The filter rules.
@@ -29,6 +29,13 @@ public struct StreamSelection: Sendable, Equatable {
 
     /// Whether the selection narrows the stream (a query, or a rule that hides items).
     public var narrows: Bool { query != .everything || rules.hidesItems }
+
+    /// Whether what the selection matches moves only with the store: no age (`newer:7d`) counted
+    /// from the time of the read.
+    package var isFixedBetweenChanges: Bool {
+        now != nil || !(query.hasAge || rules.global.contains { $0.query.hasAge }
+            || rules.feeds.values.contains { $0.contains { $0.query.hasAge } })
+    }
 }
 
 extension StreamSelection {

@@ -27,7 +27,7 @@ extension FeedStore {
             }
             return try Self.page(
                 rows.prefix(limit), more: rows.count > limit, scan: scan,
-                total: try listing.totalItems(db, selection: selection, repeats: repeatsCache), perPage: limit, page: nil, selection: selection, in: db)
+                total: try listing.totalItems(db, selection: selection, repeats: repeatsCache, totals: totalsCache), perPage: limit, page: nil, selection: selection, in: db)
         }
     }
 
@@ -37,7 +37,7 @@ extension FeedStore {
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
             let listing = try StreamListing(db, feeds: feeds, sources: sources)
-            let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache)
+            let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache, totals: totalsCache)
             let scan = try StreamScan(
                 db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
             var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)

@@ -40,6 +40,8 @@ public final class FeedStore: StoreDriver {
     let checkpointer: BackgroundCheckpointer
     /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
     let repeatsCache = StreamRepeatsCache()
+    /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
+    let totalsCache = StreamTotalsCache()
     /// How many rows of the full-text index a search's walk reads and sorts instead of walking the
     /// stream index (``StreamScan/candidateLimit``); tests lower it to walk every search.
     let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)

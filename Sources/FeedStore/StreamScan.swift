@@ -32,15 +32,30 @@ struct StreamListing {
     /// Entries of the listing: every listed feed's visible items (the maintained `visible_items`)
     /// minus the repeats among the shared items (the `item_shared` index), so the cost is one row
     /// per feed plus one index entry per shared item, never a scan of the store.
-    func totalItems(_ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache) throws -> Int {
+    ///
+    /// A narrowed read's total is kept until the store changes (``StreamTotalsCache``), so the
+    /// pages of one search after the first cost no count.
+    func totalItems(
+        _ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache, totals: StreamTotalsCache
+    ) throws -> Int {
         guard selection.narrows else { return try totalItems(db, repeats: cache) }
         guard !ranked.isEmpty else { return 0 }
-        if let set = selection.textOnly, ranked.count == sourceByFeed.count {
-            return try totalItems(db, textOnly: set)
+        let count = {
+            if let set = selection.textOnly, ranked.count == sourceByFeed.count {
+                return try totalItems(db, textOnly: set)
+            }
+            let (sql, binds) = SelectionCount.statement(
+                SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
+            return try Int.fetchOne(db, sql: sql, arguments: SQLiteSelectionDialect.arguments(binds)) ?? 0
         }
-        let (sql, binds) = SelectionCount.statement(
-            SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
-        return try Int.fetchOne(db, sql: sql, arguments: SQLiteSelectionDialect.arguments(binds)) ?? 0
+        guard selection.isFixedBetweenChanges else { return try count() }
+        return try totals.count(
+            of: StreamTotalsKey(listing: ranked, selection: selection), at: try Self.changeVersion(db), count: count)
+    }
+
+    /// The store's change number, in the read's snapshot.
+    static func changeVersion(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
     }
 
     /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
@@ -87,8 +102,7 @@ struct StreamListing {
             ?? 0
         // Listing every stored feed (the usual `show`): no feed filter to test on each shared item.
         let everyFeed = ranked.count == sourceByFeed.count
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
-        let repeats = try cache.repeats(of: ranked, at: version) {
+        let repeats = try cache.count(of: ranked, at: try Self.changeVersion(db)) {
             try Int.fetchOne(
                 db,
                 sql: """

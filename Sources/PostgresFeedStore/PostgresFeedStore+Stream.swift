@@ -22,7 +22,7 @@ extension PostgresFeedStore {
                 rows.append(row)
                 return rows.count <= limit
             }
-            let total = try await scan.totalItems(repeats: self.repeatsCache)
+            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
             return try Self.page(rows.prefix(limit), more: rows.count > limit, total: total, perPage: limit, page: nil, scan: scan)
         }
     }
@@ -34,7 +34,7 @@ extension PostgresFeedStore {
     ) throws -> StoredStreamPage {
         try session("read the stream") { db in
             let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
-            let total = try await scan.totalItems(repeats: self.repeatsCache)
+            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
             var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty {
                 try await scan.walk(reverse: window.fromBottom, batch: window.reach) { window.take($0) }

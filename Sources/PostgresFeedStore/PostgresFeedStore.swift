@@ -34,6 +34,8 @@ public final class PostgresFeedStore: StoreDriver {
     let now: @Sendable () -> Date
     /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
     let repeatsCache = StreamRepeatsCache()
+    /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
+    let totalsCache = StreamTotalsCache()
     /// How long a claim by a process on another machine holds without a heartbeat (a page written):
     /// past it, the claim is taken over (see ``beginPull(feed:source:fingerprint:restart:owner:config:)``).
     public let claimTimeout: TimeInterval

@@ -239,20 +239,26 @@ struct PostgresStreamScan {
 
     /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
-    func totalItems(repeats cache: StreamRepeatsCache) async throws -> Int {
+    /// A narrowed read's total is kept until the change number moves (``StreamTotalsCache``).
+    func totalItems(repeats cache: StreamRepeatsCache, totals: StreamTotalsCache) async throws -> Int {
         guard !ranked.isEmpty else { return 0 }
         if selection.narrows {
-            let (sql, selectionBinds) = SelectionCount.statement(
-                PostgresSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
-            var binds = PostgresBindings()
-            PostgresSelectionDialect.append(selectionBinds, to: &binds)
-            let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: binds))
-            return Int(try row?.get("total", Int64.self) ?? 0)
+            let count = {
+                let (sql, selectionBinds) = SelectionCount.statement(
+                    PostgresSelectionDialect(), listing: self.ranked, sourceByFeed: self.sourceByFeed, selection: self.selection)
+                var binds = PostgresBindings()
+                PostgresSelectionDialect.append(selectionBinds, to: &binds)
+                let row = try await self.db.row(PostgresQuery(unsafeSQL: sql, binds: binds))
+                return Int(try row?.get("total", Int64.self) ?? 0)
+            }
+            guard selection.isFixedBetweenChanges else { return try await count() }
+            return try await totals.count(
+                of: StreamTotalsKey(listing: ranked, selection: selection), at: changeNumber, count: count)
         }
         // The counts and the change number come from the listing's read (the session's snapshot),
         // taken before any count: a count is never older than the number it is kept under.
         let visible = ranked.reduce(Int64(0)) { $0 + (visibleByFeed[$1] ?? 0) }
-        let repeats = try await cache.repeats(of: ranked, at: changeNumber) {
+        let repeats = try await cache.count(of: ranked, at: changeNumber) {
             let counted = try await db.row(
                 """
                 SELECT (COUNT(*) - COUNT(DISTINCT dedup_key))::bigint AS repeats FROM item

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSearch
 import FeedStorage
 import FeedStore
 import FeedaggTesting
@@ -106,6 +107,41 @@ struct StoreConformanceTests {
         #expect(try totals(["a"]) == [2, 2, 2])
         try store.commit([pull("d", [item("d1", url: u[0], day: 1), item("d2", day: 5)])], feedOrder: ["a", "d"])
         #expect(try totals(["a", "d"]) == [3, 3, 3])
+    }
+
+    @Test("a search's total_items follows every change: commits, sharing, deletions (totals are kept per change)", arguments: StoreEngine.allCases)
+    func searchTotalsFollowChanges(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        // Words only (counted by the index), a negation, a field with a feed: by page number and
+        // by cursor, each read twice after each change (the second read is the kept total's).
+        let selections = try ["swift", "swift OR rust", "-rust", "title:swift feed:a"].map {
+            StreamSelection(query: try SearchQuery(parsing: $0))
+        }
+        func totals(_ feeds: [String]) throws -> [[Int]] {
+            try selections.map { selection in
+                try (0..<2).flatMap { _ in
+                    [
+                        try store.stream(feeds: feeds, sources: nil, selection: selection, page: 1, perPage: 2).totalItems,
+                        try store.stream(feeds: feeds, sources: nil, selection: selection, after: nil, limit: 2).totalItems,
+                    ]
+                }
+            }
+        }
+        func each(_ counts: [Int]) -> [[Int]] { counts.map { Array(repeating: $0, count: 4) } }
+        let a = [item("a1", day: 1, title: "swift one"), item("a2", day: 2, title: "rust two")]
+        try store.commit([pull("a", a)], feedOrder: ["a"])
+        #expect(try totals(["a"]) == each([1, 2, 1, 1]))
+        try store.commit([pull("a", a + [item("a3", day: 3, title: "swift three")])], feedOrder: ["a"])
+        #expect(try totals(["a"]) == each([2, 3, 2, 2]))
+        // b carries a1 too (the same id: one entry) and one more of its own.
+        try store.commit([pull("b", [item("a1", day: 1, title: "swift one"), item("b1", day: 4, title: "swift four")])], feedOrder: ["a", "b"])
+        #expect(try totals(["a", "b"]) == each([3, 4, 3, 2]))
+        #expect(try totals(["b"]) == each([2, 2, 2, 0]))
+        try store.delete(feeds: ["a"])
+        #expect(try totals(["a", "b"]) == each([2, 2, 2, 0]))
     }
 
     @Test("pages are staged invisibly, a dead process's pull resumes, and finishing reveals it at once", arguments: StoreEngine.allCases)
