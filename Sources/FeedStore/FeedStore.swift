@@ -2,7 +2,7 @@
 public import Foundation
 import GRDB
 import FeedCore
-import Synchronization
+package import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +44,7 @@ public final class FeedStore: StoreDriver {
     let totalsCache = StreamTotalsCache()
     /// How many rows of the full-text index a search's walk reads and sorts instead of walking the
     /// stream index (``StreamScan/candidateLimit``); tests lower it to walk every search.
-    let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)
+    package let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)
     /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
     static let autocheckpointPages = 10_000
 

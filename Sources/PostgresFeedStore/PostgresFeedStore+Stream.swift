@@ -16,7 +16,9 @@ extension PostgresFeedStore {
     ) throws -> StoredStreamPage {
         let limit = max(1, limit)
         return try session("read the stream") { db in
-            let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
+            let scan = try await Self.scan(
+                db, feeds: feeds, sources: sources, selection: selection,
+                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed))
             var rows: [PostgresStreamScan.Row] = []
             try await scan.walk(after: cursor.map(StreamOrderKey.init), batch: limit + 1) { row in
                 rows.append(row)
@@ -33,7 +35,9 @@ extension PostgresFeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage {
         try session("read the stream") { db in
-            let scan = try await Self.scan(db, feeds: feeds, sources: sources, selection: selection)
+            let scan = try await Self.scan(
+                db, feeds: feeds, sources: sources, selection: selection,
+                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed))
             let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
             var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty {
@@ -46,7 +50,8 @@ extension PostgresFeedStore {
 
     /// The scan of the listing `feeds` (narrowed to `sources`) asks for.
     static func scan(
-        _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything
+        _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
+        candidateLimit: Int = PostgresStreamScan.candidateLimit
     ) async throws -> PostgresStreamScan {
         // One round trip for the listing and what `total_items` needs of the feeds: their visible
         // counts and the change number (for the repeats kept per change).
@@ -66,7 +71,7 @@ extension PostgresFeedStore {
         }
         return PostgresStreamScan(
             db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed,
-            visibleByFeed: visibleByFeed, changeNumber: version, selection: selection)
+            visibleByFeed: visibleByFeed, changeNumber: version, selection: selection, candidateLimit: candidateLimit)
     }
 
     /// The page of `rows` (shown entries in stream order), with the cursor after the last one when

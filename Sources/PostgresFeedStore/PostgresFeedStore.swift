@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+package import Synchronization
 
 /// The store on PostgreSQL: the same ``StoreDriver`` semantics as the SQLite `FeedStore`, on
 /// PostgresNIO's `PostgresClient` connection pool (no ORM).
@@ -34,6 +35,9 @@ public final class PostgresFeedStore: StoreDriver {
     let now: @Sendable () -> Date
     /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
     let repeatsCache = StreamRepeatsCache()
+    /// How many rows of the search index a walk reads and sorts instead of walking the stream
+    /// order (``PostgresStreamScan/candidateLimit``); tests lower it to walk every search.
+    package let searchCandidateLimit = Atomic<Int>(PostgresStreamScan.candidateLimit)
     /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
     let totalsCache = StreamTotalsCache()
     /// How long a claim by a process on another machine holds without a heartbeat (a page written):

@@ -7,6 +7,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if PostgreSQL
+    import PostgresFeedStore
+#endif
+
 @testable import FeedStore
 
 /// Search and filter rules on both engines (issue 28): random stores, random queries of every
@@ -132,7 +136,9 @@ struct SearchEquivalenceTests {
     }
 
     #if PostgreSQL
-        @Test("PostgreSQL: the same commits, queries and rules give SQLite's reference entries and totals", arguments: [3, 8])
+        @Test(
+            "PostgreSQL: the same commits, queries and rules give SQLite's reference entries and totals, walking and by candidates",
+            arguments: [3, 8])
         func postgres(seed: Int) async throws {
             let sqlite = try await StreamOrderEquivalenceTests.randomStore(.sqlite, seed: UInt64(seed))
             let postgres = try await StreamOrderEquivalenceTests.randomStore(.postgres, seed: UInt64(seed))
@@ -143,6 +149,9 @@ struct SearchEquivalenceTests {
                 postgres.cleanup()
             }
             let reference = try SearchReference(try #require(sqlite.store as? FeedStore))
+            // Seed 3 walks the stream order for every search, testing each row's `tsvector`; seed 8
+            // reads and sorts the GIN index's candidates, as these small stores otherwise always do.
+            if seed == 3 { try #require(postgres.store as? PostgresFeedStore).searchCandidateLimit.store(0, ordering: .relaxed) }
             try Self.check(
                 postgres.store, against: reference,
                 selections: try Self.selections(seed: seed, count: 16) + Self.constructSelections(),
