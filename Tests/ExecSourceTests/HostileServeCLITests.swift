@@ -18,7 +18,15 @@ struct HostileServeCLITests {
             HostilePlugins.cleanUp(in: folder)
             folder.remove()
         }
-        let config = try folder.write("feeds.yaml", try HostilePlugins.setUp(in: folder))
+        // `gated` runs until the test opens its gate: /healthz is asked while it runs however
+        // slowly this test is scheduled (the hostile plugins themselves end within a second).
+        try writeExecutable(
+            "gated.sh",
+            "#!/bin/sh\ncat >/dev/null\nwhile [ ! -e gate.open ]; do sleep 0.05; done\necho '{\"item\": {\"id\": 1, \"title\": \"gated\"}}'\n",
+            in: folder)
+        let config = try folder.write(
+            "feeds.yaml",
+            try HostilePlugins.setUp(in: folder) + "  - { name: gated, source: exec, command: [./gated.sh], timeout: 600 }\n")
         let process = try BackgroundProcess.start(
             try TestBinary.feedagg,
             arguments: ["serve", "--listen", "127.0.0.1:0", "--config", config.path, "--db", folder.path("store.sqlite")],
@@ -30,29 +38,34 @@ struct HostileServeCLITests {
         }
         let listening = try #require(port, "feedagg serve did not print its address\n\(process.stderr)")
 
-        // Until every feed has been pulled once: /healthz answers each time it is asked.
+        // Until every feed has been pulled once: /healthz answers each time it is asked, at least
+        // three times while `gated` runs; then its gate opens.
         let failing = Set(HostilePlugins.cases.filter { !$0.message.isEmpty }.map(\.name))
         var feeds: [String: [String: Any]] = [:]
-        let deadline = ContinuousClock.now + .seconds(60)
-        var checks = 0
+        let deadline = ContinuousClock.now + .seconds(120)
+        var checksWhileGated = 0
         while ContinuousClock.now < deadline {
             let health = await LoopbackGet.get(port: listening, "/healthz")
             #expect(health?.status == 200, "/healthz while plugins run: \(String(describing: health))\n\(process.stderr)")
-            checks += 1
             guard !process.hasExited, health?.status == 200 else { break }
+            if !FileManager.default.fileExists(atPath: folder.path("gate.open")) {
+                checksWhileGated += 1
+                if checksWhileGated == 3 { _ = try folder.write("gate.open", "") }
+            }
             if let answer = await LoopbackGet.get(port: listening, "/api/feeds"), answer.status == 200,
                 let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
                 let list = object["feeds"] as? [[String: Any]]
             {
                 feeds = Dictionary(list.map { ($0["name"] as? String ?? "?", $0) }, uniquingKeysWith: { a, _ in a })
                 let errored = Set(feeds.filter { $0.value["last_error"] is String }.keys)
-                let succeeded = ["good", "quits0", "orphan"].allSatisfy { feeds[$0]?["last_updated_at"] is String }
+                let succeeded = ["good", "quits0", "orphan", "gated"].allSatisfy { feeds[$0]?["last_updated_at"] is String }
                 if errored.isSuperset(of: failing) && succeeded { break }
             }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(!process.hasExited, "feedagg serve ended while plugins ran\n\(process.stderr)")
-        #expect(checks > 1)
+        #expect(checksWhileGated == 3)
+        #expect(feeds["gated"]?["last_updated_at"] is String, "gated: \(feeds["gated"] ?? [:])")
         for plugin in HostilePlugins.cases where !plugin.message.isEmpty {
             let error = try #require(feeds[plugin.name]?["last_error"] as? String, "\(plugin.name): \(feeds[plugin.name] ?? [:])")
             #expect(error.hasPrefix("feed '\(plugin.name)': plugin ./\(plugin.name).sh"), "\(error)")
