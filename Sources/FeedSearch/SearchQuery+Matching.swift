@@ -4,20 +4,20 @@ extension SearchQuery {
     /// Whether `document` matches, with ages (`newer:`, `older:`) counted back from `now`: the
     /// reference the store engines' SQL is checked against.
     public func matches(_ document: SearchDocument, now: Date = Date()) -> Bool {
-        var cache: [SearchQuery.Field: [String]] = [:]
-        return matches(document, now: now, tokens: &cache)
+        var fields = SearchFields(title: document.title, summary: document.summary, author: document.author)
+        return matches(document, now: now, fields: &fields)
     }
 
-    private func matches(_ document: SearchDocument, now: Date, tokens: inout [SearchQuery.Field: [String]]) -> Bool {
+    private func matches(_ document: SearchDocument, now: Date, fields: inout SearchFields) -> Bool {
         switch self {
         case .all(let parts):
-            for part in parts where !part.matches(document, now: now, tokens: &tokens) { return false }
+            for part in parts where !part.matches(document, now: now, fields: &fields) { return false }
             return true
         case .any(let parts):
-            for part in parts where part.matches(document, now: now, tokens: &tokens) { return true }
+            for part in parts where part.matches(document, now: now, fields: &fields) { return true }
             return false
         case .not(let part):
-            return !part.matches(document, now: now, tokens: &tokens)
+            return !part.matches(document, now: now, fields: &fields)
         case .feed(let name):
             return document.feeds.contains(name)
         case .source(let type):
@@ -31,29 +31,13 @@ extension SearchQuery {
             case .older(let age): return date < now.addingTimeInterval(-age)
             }
         case .text(let term):
-            let fields = term.field.map { [$0] } ?? SearchQuery.Field.allCases
-            return fields.contains { field in
-                let found: [String]
-                if let known = tokens[field] {
-                    found = known
-                } else {
-                    let text: String? =
-                        switch field {
-                        case .title: document.title
-                        case .summary: document.summary
-                        case .author: document.author
-                        }
-                    found = text.map(SearchText.tokens) ?? []
-                    tokens[field] = found
-                }
-                return Self.contains(found, term)
-            }
+            return fields.contain(term)
         }
     }
 
     /// Whether `tokens` hold the term's tokens adjacent and in order (the last one as a prefix
     /// when the term is one).
-    package static func contains(_ tokens: [String], _ term: TextTerm) -> Bool {
+    static func contains(_ tokens: [String], _ term: TextTerm) -> Bool {
         let wanted = term.tokens
         guard !wanted.isEmpty, tokens.count >= wanted.count else { return false }
         for start in 0...(tokens.count - wanted.count) {

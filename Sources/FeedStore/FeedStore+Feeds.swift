@@ -62,9 +62,7 @@ extension FeedStore {
 
     /// The store's change number: it moves with every change a read can see (schema `v6`).
     public func changeVersion() throws -> Int64 {
-        try reading("read the change number") { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
-        }
+        try reading("read the change number") { db in try Schema.changeVersion(in: db) }
     }
 
     /// Every stored feed's name, sorted (feeds pulled together are stored in no fixed order).

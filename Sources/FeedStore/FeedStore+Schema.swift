@@ -179,4 +179,9 @@ enum Schema {
     static func noteChange(in db: Database) throws {
         try db.cachedStatement(sql: "UPDATE store_change SET version = version + 1 WHERE id = 1").execute()
     }
+
+    /// The store's change number (schema `v6`), as the read or write `db` sees it.
+    static func changeVersion(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
+    }
 }

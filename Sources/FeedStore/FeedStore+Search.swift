@@ -107,54 +107,57 @@ extension SearchIndex {
         CREATE INDEX item_shared ON item(dedup_key, feed, feed_position, id, doc) WHERE shared = 1 AND staged = 0;
         DROP TRIGGER IF EXISTS item_search_insert;
         CREATE TRIGGER item_search_insert AFTER INSERT ON item WHEN NEW.doc IS NOT NULL BEGIN
-            INSERT INTO item_search (rowid, title, summary, author) VALUES (
-                NEW.doc, feedagg_search_text(NEW.title), feedagg_search_text(NEW.summary),
-                feedagg_search_text(NEW.author_name));
+            \(index("item_search", "NEW"))
         END;
         DROP TRIGGER IF EXISTS item_search_insert_keyless;
         CREATE TRIGGER item_search_insert_keyless AFTER INSERT ON item WHEN NEW.doc IS NULL BEGIN
             UPDATE item SET doc = (SELECT IFNULL(MAX(doc), 0) + 1 FROM item) WHERE rowid = NEW.rowid;
-            INSERT INTO item_search (rowid, title, summary, author) VALUES (
-                (SELECT doc FROM item WHERE rowid = NEW.rowid), feedagg_search_text(NEW.title),
-                feedagg_search_text(NEW.summary), feedagg_search_text(NEW.author_name));
+            \(index("item_search", "NEW", key: "(SELECT doc FROM item WHERE rowid = NEW.rowid)"))
             INSERT INTO item_search_shared (rowid, title, summary, author)
                 SELECT doc, feedagg_search_text(title), feedagg_search_text(summary), feedagg_search_text(author_name)
                 FROM item WHERE rowid = NEW.rowid AND shared = 1;
         END;
         CREATE TRIGGER item_search_shared_insert AFTER INSERT ON item WHEN NEW.doc IS NOT NULL AND NEW.shared = 1 BEGIN
-            INSERT INTO item_search_shared (rowid, title, summary, author) VALUES (
-                NEW.doc, feedagg_search_text(NEW.title), feedagg_search_text(NEW.summary),
-                feedagg_search_text(NEW.author_name));
+            \(index("item_search_shared", "NEW"))
         END;
         CREATE TRIGGER item_search_shared_mark AFTER UPDATE OF shared ON item WHEN OLD.shared = 0 AND NEW.shared = 1
         BEGIN
-            INSERT INTO item_search_shared (rowid, title, summary, author) VALUES (
-                NEW.doc, feedagg_search_text(NEW.title), feedagg_search_text(NEW.summary),
-                feedagg_search_text(NEW.author_name));
+            \(index("item_search_shared", "NEW"))
         END;
         CREATE TRIGGER item_search_shared_unmark AFTER UPDATE OF shared ON item WHEN OLD.shared = 1 AND NEW.shared = 0
         BEGIN
-            INSERT INTO item_search_shared (item_search_shared, rowid, title, summary, author) VALUES (
-                'delete', OLD.doc, feedagg_search_text(OLD.title), feedagg_search_text(OLD.summary),
-                feedagg_search_text(OLD.author_name));
+            \(unindex("item_search_shared", "OLD"))
         END;
         CREATE TRIGGER item_search_shared_update AFTER UPDATE OF title, summary, author_name ON item
         WHEN OLD.shared = 1 AND NEW.shared = 1
             AND (OLD.title IS NOT NEW.title OR OLD.summary IS NOT NEW.summary OR OLD.author_name IS NOT NEW.author_name)
         BEGIN
-            INSERT INTO item_search_shared (item_search_shared, rowid, title, summary, author) VALUES (
-                'delete', OLD.doc, feedagg_search_text(OLD.title), feedagg_search_text(OLD.summary),
-                feedagg_search_text(OLD.author_name));
-            INSERT INTO item_search_shared (rowid, title, summary, author) VALUES (
-                NEW.doc, feedagg_search_text(NEW.title), feedagg_search_text(NEW.summary),
-                feedagg_search_text(NEW.author_name));
+            \(unindex("item_search_shared", "OLD"))
+            \(index("item_search_shared", "NEW"))
         END;
         CREATE TRIGGER item_search_shared_delete AFTER DELETE ON item WHEN OLD.shared = 1 BEGIN
-            INSERT INTO item_search_shared (item_search_shared, rowid, title, summary, author) VALUES (
-                'delete', OLD.doc, feedagg_search_text(OLD.title), feedagg_search_text(OLD.summary),
-                feedagg_search_text(OLD.author_name));
+            \(unindex("item_search_shared", "OLD"))
         END;
         """
+
+    /// The statement that adds trigger row `row` (`NEW`) to the contentless index `table`, under
+    /// `key` (the row's `doc` unless given).
+    private static func index(_ table: String, _ row: String, key: String? = nil) -> String {
+        """
+        INSERT INTO \(table) (rowid, title, summary, author) VALUES (\(key ?? "\(row).doc"), \
+        feedagg_search_text(\(row).title), feedagg_search_text(\(row).summary), feedagg_search_text(\(row).author_name));
+        """
+    }
+
+    /// The statement that removes trigger row `row` (`OLD`) from the contentless index `table`:
+    /// FTS5's `'delete'` with the text it was indexed with, recomputed by the same function as
+    /// ``index(_:_:key:)`` (any other text would corrupt the index).
+    private static func unindex(_ table: String, _ row: String) -> String {
+        """
+        INSERT INTO \(table) (\(table), rowid, title, summary, author) VALUES ('delete', \(row).doc, \
+        feedagg_search_text(\(row).title), feedagg_search_text(\(row).summary), feedagg_search_text(\(row).author_name));
+        """
+    }
 }
 
 /// The sets ``SearchIndex/rowTest`` was called with lately, decoded once: a walk calls it with the

@@ -50,12 +50,7 @@ struct StreamListing {
         }
         guard selection.isFixedBetweenChanges else { return try count() }
         return try totals.count(
-            of: StreamTotalsKey(listing: ranked, selection: selection), at: try Self.changeVersion(db), count: count)
-    }
-
-    /// The store's change number, in the read's snapshot.
-    static func changeVersion(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM store_change WHERE id = 1")) ?? 0
+            of: StreamTotalsKey(listing: ranked, selection: selection), at: try Schema.changeVersion(in: db), count: count)
     }
 
     /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
@@ -102,7 +97,7 @@ struct StreamListing {
             ?? 0
         // Listing every stored feed (the usual `show`): no feed filter to test on each shared item.
         let everyFeed = ranked.count == sourceByFeed.count
-        let repeats = try cache.count(of: ranked, at: try Self.changeVersion(db)) {
+        let repeats = try cache.count(of: ranked, at: try Schema.changeVersion(in: db)) {
             try Int.fetchOne(
                 db,
                 sql: """

@@ -6,8 +6,8 @@ import FeedSearch
 /// every term's doclist sought again); tokenizing the row's own fields costs a few microseconds.
 ///
 /// The test is the reference evaluator's (``SearchQuery/matches(_:now:)``, through
-/// ``SearchQuery/contains(_:_:)``) on the same tokens the index holds (``SearchText/tokens(_:)``),
-/// so it answers as the index would.
+/// ``SearchFields``) on the same tokens the index holds (``SearchText/tokens(_:)``), so it
+/// answers as the index would.
 extension TextSet {
     /// The set as one text, for a statement's bind: prefix notation over whitespace-free words
     /// (tokens are runs of letters and digits, never a space). `&N` and `|N` take the next `N`
@@ -88,18 +88,14 @@ extension TextSet {
     /// Whether a row with these fields is in the set: each field tokenized at most once, and only
     /// when a term looks in it.
     package func matches(title: String?, summary: String?, author: String?) -> Bool {
-        var fields = RowTokens(title: title, summary: summary, author: author)
+        var fields = SearchFields(title: title, summary: summary, author: author)
         return matches(&fields)
     }
 
-    private func matches(_ fields: inout RowTokens) -> Bool {
+    private func matches(_ fields: inout SearchFields) -> Bool {
         switch self {
         case .term(let term):
-            for field in term.field.map({ [$0] }) ?? SearchQuery.Field.allCases
-            where SearchQuery.contains(fields.tokens(field), term) {
-                return true
-            }
-            return false
+            return fields.contain(term)
         case .all(let parts):
             for part in parts where !part.matches(&fields) { return false }
             return true
@@ -107,26 +103,5 @@ extension TextSet {
             for part in parts where part.matches(&fields) { return true }
             return false
         }
-    }
-}
-
-/// One row's text fields, tokenized on first use.
-private struct RowTokens {
-    var title: String?
-    var summary: String?
-    var author: String?
-    var known: [SearchQuery.Field: [String]] = [:]
-
-    mutating func tokens(_ field: SearchQuery.Field) -> [String] {
-        if let found = known[field] { return found }
-        let text =
-            switch field {
-            case .title: title
-            case .summary: summary
-            case .author: author
-            }
-        let found = text.map(SearchText.tokens) ?? []
-        known[field] = found
-        return found
     }
 }
