@@ -122,7 +122,11 @@ let package = Package(
         // SQLite store: items, HTTP cache validators, pull state (GRDB).
         .target(
             name: "FeedStore",
-            dependencies: ["FeedCore", "FeedStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FeedCore", "FeedStorage", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface, for the stream page's column reads (StatementColumns).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
 
         // The PostgreSQL store: the same interface on PostgresNIO's PostgresClient pool (no ORM).

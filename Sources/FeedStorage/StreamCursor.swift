@@ -38,18 +38,21 @@ public struct StreamCursor: Sendable, Hashable, CustomStringConvertible {
     public let token: String
 
     /// The cursor of `position`.
+    ///
+    /// The token is the base64url of the position's JSON as `JSONEncoder` with `.sortedKeys` writes
+    /// it, written by ``CursorCoding`` (byte for byte the same; a Foundation encoder and its
+    /// base64 rewriting cost about 2 % of a served page).
     package init(position: Position) throws {
         self.position = position
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        token = Self.base64URL(try encoder.encode(position))
+        token = CursorCoding.base64URL(CursorCoding.json(position))
     }
 
     /// Decodes a token returned as ``StoredStreamPage/nextCursor``.
+    ///
+    /// Tokens of the shape feedagg writes are read by ``CursorCoding``; anything else goes through
+    /// `JSONDecoder`, so every token accepted before is accepted the same way.
     public init(_ token: String) throws {
-        guard let data = Self.data(base64URL: token),
-            let position = try? JSONDecoder().decode(Position.self, from: data)
-        else {
+        guard let position = CursorCoding.position(token: token) ?? Self.decoded(token) else {
             throw StoreError(
                 kind: .invalidCursor, path: "", operation: "decode cursor",
                 detail: "'\(token.prefix(80))' is not a cursor this feedagg wrote")
@@ -69,9 +72,10 @@ public struct StreamCursor: Sendable, Hashable, CustomStringConvertible {
     /// The sort key the cursor stands at.
     package var sortKey: Double { Double(bitPattern: UInt64(position.k, radix: 16) ?? 0) }
 
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    /// `token`'s position read by Foundation (the general path).
+    private static func decoded(_ token: String) -> Position? {
+        guard let data = data(base64URL: token) else { return nil }
+        return try? JSONDecoder().decode(Position.self, from: data)
     }
 
     private static func data(base64URL text: String) -> Data? {

@@ -65,6 +65,40 @@ extension FeedStore {
         try reading("read the change number") { db in try Schema.changeVersion(in: db) }
     }
 
+    /// ``changeVersion()`` on a read-only connection of its own, opened at the first call: one
+    /// row read by its key, on the caller's thread, never waiting for a reader of the pool.
+    public func awaitChangeVersion() async throws -> Int64 {
+        do {
+            return try changeReader.withLock { reader in
+                switch reader {
+                case .open(let queue):
+                    return try queue.read { db in try Schema.changeVersion(in: db) }
+                case .closed:
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the store is closed")
+                case .unopened:
+                    var configuration = Configuration()
+                    configuration.label = "feedagg.store.change"
+                    configuration.readonly = true
+                    // The caller's thread waits at most this long for a lock (the server then reads
+                    // through the pool instead).
+                    configuration.busyMode = .timeout(0.05)
+                    let queue = try DatabaseQueue(path: path, configuration: configuration)
+                    reader = .open(queue)
+                    return try queue.read { db in try Schema.changeVersion(in: db) }
+                }
+            }
+        } catch {
+            throw StoreError.wrapping(error, path: path, operation: "read the change number")
+        }
+    }
+
+    /// The connection of ``awaitChangeVersion()``.
+    enum ChangeReader {
+        case unopened
+        case open(DatabaseQueue)
+        case closed
+    }
+
     /// Every stored feed's name, sorted (feeds pulled together are stored in no fixed order).
     public func feedNames() throws -> [String] {
         try reading("read the feed names") { db in

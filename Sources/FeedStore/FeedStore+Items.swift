@@ -41,29 +41,23 @@ enum ItemColumns {
     }
 
     /// The columns ``item(from:at:)`` reads, in its order: a statement selects them to decode items
-    /// by position (by name, GRDB folds each column name's case on every access).
+    /// by position.
     static let selected = "id, " + names.joined(separator: ", ")
 
-    /// The item whose ``selected`` columns start at index `start` of `row`.
-    static func item(from row: Row, at start: Int) throws -> FeedItem {
-        let author: FeedAuthor? =
-            if let name = try row.decode(String?.self, atIndex: start + 4) {
-                FeedAuthor(
-                    name: name, url: try row.decode(String?.self, atIndex: start + 5),
-                    avatarURL: try row.decode(String?.self, atIndex: start + 6))
-            } else {
-                nil
-            }
+    /// The item whose ``selected`` columns start at index `start` of the current row of a stepped
+    /// statement (``StatementColumns``): the stream page's read, without a copy of the row or a
+    /// generic decode per column.
+    static func item(from columns: StatementColumns, at start: Int32) throws -> FeedItem {
+        guard let id = columns.text(start), let title = columns.text(start + 1) else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "an item row without its id or title")
+        }
+        let author = columns.text(start + 4).map {
+            FeedAuthor(name: $0, url: columns.text(start + 5), avatarURL: columns.text(start + 6))
+        }
         return FeedItem(
-            id: try row.decode(String.self, atIndex: start),
-            title: try row.decode(String.self, atIndex: start + 1),
-            summary: try row.decode(String?.self, atIndex: start + 2),
-            url: try row.decode(String?.self, atIndex: start + 3),
-            author: author,
-            imageURL: try row.decode(String?.self, atIndex: start + 7),
-            published: try row.decode(Double?.self, atIndex: start + 8).map(Date.init(timeIntervalSince1970:)),
-            updated: try row.decode(Double?.self, atIndex: start + 9).map(Date.init(timeIntervalSince1970:)),
-            raw: try row.decode(Data?.self, atIndex: start + 10))
+            id: id, title: title, summary: columns.text(start + 2), url: columns.text(start + 3), author: author,
+            imageURL: columns.text(start + 7), published: columns.double(start + 8).map(Date.init(timeIntervalSince1970:)),
+            updated: columns.double(start + 9).map(Date.init(timeIntervalSince1970:)), raw: columns.blob(start + 10))
     }
 
     /// The persisted sort key of a dated item: its sort date in epoch seconds.

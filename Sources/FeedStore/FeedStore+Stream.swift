@@ -16,7 +16,7 @@ extension FeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
-            let listing = try StreamListing(db, feeds: feeds, sources: sources)
+            let listing = try StreamListing.cached(db, feeds: feeds, sources: sources, in: listingCache)
             let limit = max(1, limit)
             let scan = try StreamScan(
                 db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
@@ -36,7 +36,7 @@ extension FeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
-            let listing = try StreamListing(db, feeds: feeds, sources: sources)
+            let listing = try StreamListing.cached(db, feeds: feeds, sources: sources, in: listingCache)
             let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache, totals: totalsCache)
             let scan = try StreamScan(
                 db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
@@ -54,23 +54,29 @@ extension FeedStore {
         _ rows: ArraySlice<StreamScan.Row>, more: Bool, scan: StreamScan, total: Int, perPage: Int, page: Int?,
         selection: StreamSelection, in db: Database
     ) throws -> StoredStreamPage {
-        var items: [Int64: Row] = [:]
+        var items: [Int64: (item: FeedItem, firstSeen: Date?)] = [:]
         if !rows.isEmpty {
             let placeholders = rows.map { _ in "?" }.joined(separator: ", ")
             let statement = try db.cachedStatement(
                 sql: "SELECT rowid, first_seen_at, \(ItemColumns.selected) FROM item WHERE rowid IN (\(placeholders))")
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(rows.map(\.rowid))) {
-                items[try row.decode(Int64.self, atIndex: 0)] = row
+            let stepped = try Row.fetchCursor(statement, arguments: StatementArguments(rows.map(\.rowid)))
+            items.reserveCapacity(rows.count)
+            while try stepped.next() != nil {
+                let columns = StatementColumns(statement)
+                guard let rowid = columns.int64(0) else { continue }
+                items[rowid] = (
+                    try ItemColumns.item(from: columns, at: 2), columns.double(1).map(Date.init(timeIntervalSince1970:))
+                )
             }
         }
         var entries: [StreamEntry] = []
+        entries.reserveCapacity(rows.count)
         for row in rows {
-            guard let item = items[row.rowid] else { continue }
+            guard let (item, firstSeen) = items[row.rowid] else { continue }
             entries.append(
                 StreamEntry(
-                    item: try ItemColumns.item(from: item, at: 2), feed: row.feed, feeds: scan.carriers[row.rowid] ?? [row.feed],
-                    source: scan.listing.sourceByFeed[row.feed] ?? "",
-                    firstSeen: try item.decode(Double?.self, atIndex: 1).map(Date.init(timeIntervalSince1970:))))
+                    item: item, feed: row.feed, feeds: scan.carriers[row.rowid] ?? [row.feed],
+                    source: scan.listing.sourceByFeed[row.feed] ?? "", firstSeen: firstSeen))
         }
         var nextCursor: String?
         if more, let last = rows.last {

@@ -40,8 +40,13 @@ public final class FeedStore: StoreDriver {
     let checkpointer: BackgroundCheckpointer
     /// The listings' repeated entries, counted once per change (``StreamRepeatsCache``).
     let repeatsCache = StreamRepeatsCache()
-    /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
+    /// Reads' totals, counted once per change (``StreamTotalsCache``).
     let totalsCache = StreamTotalsCache()
+    /// The listings reads resolve (the stored feeds' sources and ranks), once per change; each
+    /// holds a map of every stored feed, so fewer are kept than counts.
+    let listingCache = StoreChangeCache<StreamListing.Key, StreamListing>(capacity: 64)
+    /// The connection ``awaitChangeVersion()`` reads on (opened at its first call).
+    let changeReader = Mutex<ChangeReader>(.unopened)
     /// How many rows of the full-text index a search's walk reads and sorts instead of walking the
     /// stream index (``StreamScan/candidateLimit``); tests lower it to walk every search.
     package let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)
@@ -266,7 +271,15 @@ public final class FeedStore: StoreDriver {
     /// Closes the database connections; any later call fails.
     public func close() throws {
         checkpointer.close()
-        do { try pool.close() } catch { throw StoreError.wrapping(error, path: path, operation: "close") }
+        do {
+            try changeReader.withLock { reader in
+                if case .open(let queue) = reader { try queue.close() }
+                reader = .closed
+            }
+            try pool.close()
+        } catch {
+            throw StoreError.wrapping(error, path: path, operation: "close")
+        }
     }
 
     // MARK: - Error-mapping access

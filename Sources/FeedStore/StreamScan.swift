@@ -6,10 +6,26 @@ import GRDB
 
 /// The feeds a stream read lists: `feeds` in the order given (first occurrence), narrowed to the
 /// stored feeds whose source type is in `sources` (when set), with each feed's rank and source.
-struct StreamListing {
+struct StreamListing: Sendable {
     var ranked: [String]
     var rankByFeed: [String: Int]
     var sourceByFeed: [String: String]
+
+    /// What a listing is resolved from.
+    struct Key: Hashable, Sendable {
+        var feeds: [String]
+        var sources: [String]?
+    }
+
+    /// The listing of `feeds` and `sources`, resolved once per change of the store (a served page
+    /// read the `feed` table and built its maps on every request: about 5 % of its CPU).
+    static func cached(
+        _ db: Database, feeds: [String], sources: [String]?, in cache: StoreChangeCache<Key, StreamListing>
+    ) throws -> StreamListing {
+        try cache.value(of: Key(feeds: feeds, sources: sources), at: try Schema.changeVersion(in: db)) {
+            try StreamListing(db, feeds: feeds, sources: sources)
+        }
+    }
 
     init(_ db: Database, feeds: [String], sources: [String]?) throws {
         var sourceByFeed: [String: String] = [:]
@@ -33,12 +49,16 @@ struct StreamListing {
     /// minus the repeats among the shared items (the `item_shared` index), so the cost is one row
     /// per feed plus one index entry per shared item, never a scan of the store.
     ///
-    /// A narrowed read's total is kept until the store changes (``StreamTotalsCache``), so the
-    /// pages of one search after the first cost no count.
+    /// The total is kept until the store changes (``StreamTotalsCache``), so the pages of one
+    /// listing or search after the first cost no count.
     func totalItems(
         _ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache, totals: StreamTotalsCache
     ) throws -> Int {
-        guard selection.narrows else { return try totalItems(db, repeats: cache) }
+        guard selection.narrows else {
+            return try totals.count(
+                of: StreamTotalsKey(listing: ranked, selection: .everything), at: try Schema.changeVersion(in: db)
+            ) { try totalItems(db, repeats: cache) }
+        }
         guard !ranked.isEmpty else { return 0 }
         let count = {
             if let set = selection.textOnly, ranked.count == sourceByFeed.count {

@@ -61,10 +61,7 @@ public enum JSONFeedRenderer {
     /// The end of a streamed document: closes `items` and adds the extension object.
     public static func tail(identity: FeedIdentity, nextCursor: String?) -> String {
         let (key, value) = extensionObject(identity: identity, nextCursor: nextCursor)
-        var out = "],"
-        JSON.escape(key, into: &out)
-        out += ":" + value.serialized() + "}\n"
-        return out
+        return "]," + JSON.string(key).serialized() + ":" + value.serialized() + "}\n"
     }
 
     /// One item object.

@@ -94,7 +94,10 @@ public enum StreamRenderer {
 }
 
 /// A JSON value with ordered object keys, serialised compactly.
-public indirect enum JSON: Sendable {
+///
+/// Not `indirect`: arrays and objects hold their elements in array storage already, and boxing
+/// every scalar cost a page of 50 items about 700 allocations.
+public enum JSON: Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -107,37 +110,35 @@ public indirect enum JSON: Sendable {
 
     /// Compact JSON text.
     public func serialized() -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    func write(into out: inout String) {
+    /// Appends the compact JSON text, in UTF-8.
+    func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .string(let value): JSON.escape(value, into: &out)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .string(let value): JSONValue.appendQuoted(value, to: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in fields.enumerated() {
-                if index > 0 { out += "," }
-                JSON.escape(key, into: &out)
-                out += ":"
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.appendQuoted(key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 value.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
-    }
-
-    static func escape(_ text: String, into out: inout String) {
-        JSONValue.appendQuoted(text, to: &out)
     }
 }

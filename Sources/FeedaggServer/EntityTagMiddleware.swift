@@ -27,7 +27,7 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard response.status != .notModified else { return response }
         // A response kept rendered (RenderedPages) comes with its tag: a match needs no body.
-        let preset = response.headers[.eTag].map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        let preset = response.headers[.eTag].map(EntityTag.opaque)
         let readOnly = request.method == .get || request.method == .head
         let revalidated = readOnly && (200..<300).contains(response.status.code)
         if revalidated, let preset, EntityTag.matches(request.headers[values: .ifNoneMatch], tag: preset) {
@@ -68,15 +68,13 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The `304 Not Modified` answering a request for `response`, whose tag is `tag`.
     static func notModified(_ response: Response, tag: String) -> Response {
         var headers = HTTPFields()
-        for field in response.headers where keptOn304.contains(field.name) { headers.append(field) }
+        for field in response.headers where EntityTag.keptOn304.contains(field.name) { headers.append(field) }
         headers[.vary] = "Accept-Encoding"
         headers[.eTag] = "\"\(tag)\""
         ServerMetrics.recordNotModified()
         return Response(status: .notModified, headers: headers)
     }
 
-    /// The headers a 304 repeats (RFC 9110 §15.4.5), besides `ETag`.
-    static var keptOn304: Set<HTTPField.Name> { [.cacheControl, .vary, .contentLocation, .expires, .link] }
 
     /// Whether `Accept-Encoding` lists `gzip` (or `*`) with a quality above zero.
     static func acceptsGzip(_ values: [String]) -> Bool {
@@ -92,6 +90,9 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Entity tags of response bodies.
 enum EntityTag {
+    /// The headers a 304 repeats (RFC 9110 §15.4.5), besides `ETag`.
+    static let keptOn304: Set<HTTPField.Name> = [.cacheControl, .vary, .contentLocation, .expires, .link]
+
     /// 16 hexadecimal digits of the 64-bit FNV-1a digest of `body`, plus its length: equal bodies get
     /// equal tags, and a changed body a different one.
     static func of(_ body: ByteBuffer) -> String {
@@ -109,16 +110,35 @@ enum EntityTag {
     /// Whether an `If-None-Match` (its header values) names `tag`: `*`, or a tag equal to it under
     /// weak comparison, with or without the `-gzip` suffix.
     static func matches(_ values: [String], tag: String) -> Bool {
-        for element in values.flatMap({ $0.split(separator: ",") }) {
-            var candidate = element.trimmingCharacters(in: .whitespaces)
-            if candidate == "*" { return true }
-            if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
-            guard candidate.count >= 2, candidate.hasPrefix("\""), candidate.hasSuffix("\"") else { continue }
-            var opaque = String(candidate.dropFirst().dropLast())
-            if opaque.hasSuffix("-gzip") { opaque.removeLast(5) }
-            if opaque == tag { return true }
+        for value in values {
+            for element in value.utf8.split(separator: UInt8(ascii: ",")) {
+                var candidate = trimmed(element)
+                if candidate.elementsEqual("*".utf8) { return true }
+                if candidate.starts(with: "W/".utf8) { candidate = candidate.dropFirst(2) }
+                guard candidate.count >= 2, candidate.first == UInt8(ascii: "\""), candidate.last == UInt8(ascii: "\"")
+                else { continue }
+                var opaque = candidate.dropFirst().dropLast()
+                if opaque.count >= 5, opaque.suffix(5).elementsEqual("-gzip".utf8) { opaque = opaque.dropLast(5) }
+                if opaque.elementsEqual(tag.utf8) { return true }
+            }
         }
         return false
+    }
+
+    /// A tag without its quotes (`"abc"` → `abc`), as ``matches(_:tag:)`` compares it.
+    static func opaque(_ header: String) -> String {
+        var bytes = header.utf8[...]
+        while bytes.first == UInt8(ascii: "\"") { bytes = bytes.dropFirst() }
+        while bytes.last == UInt8(ascii: "\"") { bytes = bytes.dropLast() }
+        return String(Substring(bytes))
+    }
+
+    /// `bytes` without the spaces and tabs around them (optional white space, RFC 9110 §5.6.3).
+    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        var bytes = bytes
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes = bytes.dropLast() }
+        return bytes
     }
 }
 

@@ -27,7 +27,11 @@ final class ServedHosts: Sendable {
         self.listen = listen
         self.publicURLs = publicURLs
         bound = Mutex(listen.port)
+        ownHost = Authority.normalized(listen.host)
     }
+
+    /// ``listen``'s host, normalized (``Authority/normalized(_:)``).
+    private let ownHost: String
 
     /// Records the port the socket got (port 0 asks the system for one).
     func bound(to port: Int) { bound.withLock { $0 = port } }
@@ -46,7 +50,7 @@ final class ServedHosts: Sendable {
         guard let header, let authority = Authority(header) else { return false }
         if publicURLs.contains(where: { $0.isNamed(by: authority) }) { return true }
         guard authority.port ?? 80 == port else { return false }
-        let own = Authority.normalized(listen.host)
+        let own = ownHost
         if authority.host == own { return true }
         let wildcard = own == "0.0.0.0" || own == "::"
         if listen.isLoopback || wildcard, Self.loopbackNames.contains(authority.host) { return true }
@@ -111,9 +115,7 @@ struct Authority: Sendable, Equatable, CustomStringConvertible {
     /// Parses `host`, `host:port`, `[v6]` or `[v6]:port`; `nil` for anything else (user-info,
     /// a path, spaces, an empty host, a port outside 1...65535).
     init?(_ text: String) {
-        guard !text.isEmpty, text.utf8.count <= 255,
-            text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && !"/?#@\\\"<>".unicodeScalars.contains($0) })
-        else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 255, text.utf8.allSatisfy(Self.allowed) else { return nil }
         var hostPart = Substring(text)
         var portPart: Substring?
         if text.hasPrefix("[") {
@@ -135,6 +137,18 @@ struct Authority: Sendable, Equatable, CustomStringConvertible {
         }
         host = Self.normalized(String(hostPart))
         guard !host.isEmpty else { return nil }
+    }
+
+    /// Whether `byte` may appear in a `Host` header: printable ASCII other than a space and
+    /// `/?#@\\"<>` (a path, a query, user-info, quoting).
+    private static func allowed(_ byte: UInt8) -> Bool {
+        guard byte > 0x20, byte < 0x80 else { return false }
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"), UInt8(ascii: "\\"),
+            UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"):
+            return false
+        default: return true
+        }
     }
 
     /// `host` in lower case without a trailing dot or IPv6 brackets.

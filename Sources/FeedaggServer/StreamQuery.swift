@@ -81,6 +81,8 @@ struct StreamQuery: Sendable, Equatable {
 
     /// `text` with `+` as a space and percent-escapes decoded (as it was, when they do not decode).
     static func formDecoded(_ text: Substring) -> String {
+        // Most pairs have nothing to decode (`limit=50`): no Foundation call for them.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }

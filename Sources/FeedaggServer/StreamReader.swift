@@ -30,6 +30,15 @@ struct StreamReader: Sendable {
         self.readPool = readPool
         changeNumber = SharedRead { () async throws(RequestProblem) -> Int64? in
             guard let store = lentStore else { return nil }
+            // On the request's own task: no trip to a store thread (``StoreDriver/awaitChangeVersion()``).
+            // Should SQLite be busy past that read's short wait, a store thread reads it the usual
+            // way, with the store's own waits.
+            do {
+                return try await store.awaitChangeVersion()
+            } catch let error as StoreError where error.kind == .locked {
+            } catch {
+                throw Self.problem(error, console: aggregator.console)
+            }
             do {
                 return try await readPool.run(timeout: Self.readTimeout) { try store.changeVersion() }
             } catch {
@@ -66,9 +75,9 @@ struct StreamReader: Sendable {
         }
     }
 
-    /// The store's change number (``StoreDriver/changeVersion()``), read on the server's store
-    /// threads by a read that started after this call (shared with the requests asking at the same
-    /// time); `nil` without a store kept open (each read opens its own: nothing to key pages by).
+    /// The store's change number (``StoreDriver/awaitChangeVersion()``), read by a read that
+    /// started after this call (shared with the requests asking at the same time); `nil` without a
+    /// store kept open (each read opens its own: nothing to key pages by).
     func changeVersion() async throws(RequestProblem) -> Int64? {
         try await changeNumber.value()
     }

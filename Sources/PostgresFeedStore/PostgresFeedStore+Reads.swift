@@ -209,9 +209,16 @@ extension PostgresFeedStore {
 
     /// The store's change number (schema `v3`): it moves with every change a read can see.
     public func changeVersion() throws -> Int64 {
-        try read("read the change number") { db in
-            try await db.row("SELECT version FROM store_change WHERE id = 1")?.get("version", Int64.self) ?? 0
-        }
+        try read("read the change number") { db in try await Self.changeVersion(on: db) }
+    }
+
+    /// ``changeVersion()`` awaited on the driver, without the bridge's threads.
+    public func awaitChangeVersion() async throws -> Int64 {
+        try await asyncRead("read the change number") { db in try await Self.changeVersion(on: db) }
+    }
+
+    static func changeVersion(on db: PostgresConnection) async throws -> Int64 {
+        try await db.row("SELECT version FROM store_change WHERE id = 1")?.get("version", Int64.self) ?? 0
     }
 
     /// Records `config` as the owner of the stored feeds among `feeds`.

@@ -146,6 +146,45 @@ public final class PostgresFeedStore: StoreDriver {
         try statement(operation, timeout: readTimeout, body)
     }
 
+    /// ``read(_:_:)`` for async callers: awaits the driver directly (no bridge, no thread waiting),
+    /// ``readTimeout`` at most (then `body` is cancelled and its result dropped).
+    func asyncRead<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let client = self.client
+        let limit = readTimeout
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let answer = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+                let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                    answer.withLock { $0.take() }?.resume(with: result)
+                }
+                let work = Mutex<Task<Void, Never>?>(nil)
+                // Scheduled first, so the read cannot end before its deadline exists to be cancelled.
+                let deadline = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(
+                    in: .nanoseconds(Int64(min(limit.seconds, 86_400) * 1e9))
+                ) {
+                    finish(.failure(PostgresBridge.TimedOut(after: limit)))
+                    work.withLock { $0 }?.cancel()
+                }
+                work.withLock { task in
+                    task = Task.detached {
+                        let result: Result<T, any Error>
+                        do {
+                            result = .success(try await client.withConnection { connection in try await body(connection) })
+                        } catch {
+                            result = .failure(error)
+                        }
+                        deadline.cancel()
+                        finish(result)
+                    }
+                }
+            }
+        } catch {
+            throw mapped(error, operation: operation)
+        }
+    }
+
     /// Runs `body`, which sends exactly one statement, on one leased connection without `BEGIN` and
     /// `COMMIT`: one statement sees one snapshot on its own, and the two round trips a transaction
     /// adds were most of the cost of the small reads every pull makes per feed. `timeout`: see

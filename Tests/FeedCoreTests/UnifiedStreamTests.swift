@@ -79,5 +79,26 @@ struct ISO8601Tests {
     func format() {
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_506_966_207.9)) == "2017-10-02T17:43:27Z")
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: -62_167_219_200)) == "0000-01-01T00:00:00Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+    }
+
+    /// From 1583 on: Foundation's Gregorian calendar switches to the Julian one before October
+    /// 1582, where ISO 8601 (and feedagg) count on in the proleptic Gregorian calendar.
+    @Test("formats dates as Foundation does")
+    func formatLikeFoundation() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
+        var generator = SystemRandomNumberGenerator()
+        let seconds = [0, 59, 60, 3599, 3600, 86_399, 86_400, 951_782_400, 4_107_542_400] + (0..<2000).map { _ in
+            Int.random(in: -12_212_553_600..<253_402_300_800, using: &generator)
+        }
+        for second in seconds {
+            let date = Date(timeIntervalSince1970: Double(second) + 0.75)
+            #expect(ISO8601.string(from: date) == formatter.string(from: date), "\(second)")
+        }
     }
 }

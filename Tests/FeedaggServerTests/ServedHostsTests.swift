@@ -15,7 +15,9 @@ struct ServedHostsTests {
         }
         for host in [
             "127.0.0.1", "localhost:8081", "attacker.example:8080", "127.0.0.2:8080", "10.0.0.1:8080", "", "a b:8080",
-            "user@localhost:8080", "localhost:8080/x", "[::1]", nil,
+            "user@localhost:8080", "localhost:8080/x", "[::1]", nil, "localhost?:8080", "localhost#:8080",
+            "local\\host:8080", "\"localhost\":8080", "<localhost>:8080", "localhost\t:8080", "lócalhost:8080",
+            "localhost:8080\u{0}",
         ] as [String?] {
             #expect(!hosts.names(host: host), "\(host ?? "nil")")
         }

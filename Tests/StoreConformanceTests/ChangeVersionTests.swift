@@ -14,35 +14,44 @@ struct ChangeVersionTests {
         let store = opened.store
         defer { try? store.close() }
         var last = try store.changeVersion()
-        func expectMoved(_ what: String, _ moved: Bool = true) throws {
+        func expectMoved(_ what: String, _ moved: Bool = true) async throws {
             let now = try store.changeVersion()
             #expect((now != last) == moved, "\(engine): \(what): \(last) -> \(now)")
+            // The async read (serve's, on a connection of its own on SQLite) sees the same number.
+            #expect(try await store.awaitChangeVersion() == now, "\(engine): \(what): awaited")
             last = now
         }
         try store.commitPull(pull("a", [item("1", day: 1), item("2")]))
-        try expectMoved("a commit")
+        try await expectMoved("a commit")
         try store.placeUndatedItems(feedOrder: ["a"])
-        try expectMoved("undated items placed")
+        try await expectMoved("undated items placed")
         try store.placeUndatedItems(feedOrder: ["a"])
-        try expectMoved("nothing left to place", false)
+        try await expectMoved("nothing left to place", false)
         guard case .fresh(let ticket) = try store.beginPull(feed: "b", source: "test.items", fingerprint: "f", restart: true)
         else { Issue.record("no claim"); return }
-        try expectMoved("a claim", false)
+        try await expectMoved("a claim", false)
         try store.stagePage(AcceptedPage(number: 1, items: [item("3", day: 2)]), ticket: ticket)
-        try expectMoved("a staged page (invisible)", false)
+        try await expectMoved("a staged page (invisible)", false)
         _ = try store.stream(feeds: ["a", "b"], limit: 10)
-        try expectMoved("a read", false)
+        try await expectMoved("a read", false)
         try store.finishPull(pull("b", [item("3", day: 2)]), ticket: ticket, keepResume: false)
-        try expectMoved("a staged pull finished")
+        try await expectMoved("a staged pull finished")
         try store.delete(feeds: ["b"])
-        try expectMoved("a feed deleted")
+        try await expectMoved("a feed deleted")
         try store.prune(keeping: ["a"])
-        try expectMoved("a prune that deletes nothing", false)
+        try await expectMoved("a prune that deletes nothing", false)
         try store.prune(keeping: [])
-        try expectMoved("a prune")
+        try await expectMoved("a prune")
         // Another connection (another process) sees the same number.
         let other = try opened.reopen()
         defer { try? other.close() }
         #expect(try other.changeVersion() == last)
+        #expect(try await other.awaitChangeVersion() == last)
+        // And a change made through the other store is seen by this one's async read at once.
+        try other.commitPull(pull("c", [item("4", day: 3)]))
+        #expect(try await store.awaitChangeVersion() == (try other.changeVersion()))
+        #expect(try await store.awaitChangeVersion() != last)
+        try store.close()
+        await #expect(throws: StoreError.self) { try await store.awaitChangeVersion() }
     }
 }

@@ -84,6 +84,26 @@ public enum ISO8601 {
             days -= 1
         }
         let (y, m, d) = civilFromDays(days)
+        if (0...9999).contains(y) {
+            // Every stored date: digits written in place (the padded pieces cost six strings).
+            var bytes: [UInt8] = Array("0000-00-00T00:00:00Z".utf8)
+            func put(_ n: Int, at end: Int) {
+                var n = n
+                var index = end
+                while n > 0 {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(n % 10)
+                    n /= 10
+                    index -= 1
+                }
+            }
+            put(y, at: 3)
+            put(m, at: 6)
+            put(d, at: 9)
+            put(rest / 3600, at: 12)
+            put(rest % 3600 / 60, at: 15)
+            put(rest % 60, at: 18)
+            return String(decoding: bytes, as: UTF8.self)
+        }
         func pad(_ n: Int, _ width: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, width - s.count)) + s

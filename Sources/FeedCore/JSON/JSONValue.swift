@@ -94,85 +94,73 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The value serialised as compact JSON (numbers as written, keys in order).
     public var serialized: Data {
-        var out = ""
+        var out: [UInt8] = []
         write(to: &out)
-        return Data(out.utf8)
+        return Data(out)
     }
 
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .number(let text): out += text
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let text): Self.appendQuoted(text, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.appendQuoted(member.key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Appends `text` as a JSON string literal (quotes, `\"`, `\\`, `\n`, `\r`, `\t`, `\u00XX` for
-    /// other control characters; everything else as is).
-    public static func appendQuoted(_ text: String, to out: inout String) {
-        out += "\""
+    /// Appends `text` as a JSON string literal, in UTF-8 (quotes, `\"`, `\\`, `\n`, `\r`, `\t`,
+    /// `\u00XX` for other control characters; everything else as is).
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
         // Runs of bytes that need no escape are appended whole: only ASCII bytes are ever escaped,
         // so cutting the UTF-8 at them never splits a character.
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+        text.withUTF8 { bytes in
             var start = 0
-            for index in bytes.indices {
+            for index in 0..<bytes.count {
                 let byte = bytes[index]
                 guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
-                if start < index {
-                    out += String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 appendEscape(byte, to: &out)
                 start = index + 1
             }
-            if start == 0 {
-                out += text
-            } else if start < bytes.count {
-                out += String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
-            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        if done == nil {
-            // A bridged string without contiguous UTF-8: scalar by scalar.
-            for scalar in text.unicodeScalars {
-                if scalar.value < 0x20 || scalar == "\"" || scalar == "\\" {
-                    appendEscape(UInt8(scalar.value), to: &out)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Appends the escape of `byte` (`"`, `\\`, or a control character).
-    private static func appendEscape(_ byte: UInt8, to out: inout String) {
+    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): out += "\\\""
-        case UInt8(ascii: "\\"): out += "\\\\"
-        case UInt8(ascii: "\n"): out += "\\n"
-        case UInt8(ascii: "\r"): out += "\\r"
-        case UInt8(ascii: "\t"): out += "\\t"
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
         default:
-            let hex = String(byte, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            out.append(contentsOf: "u00".utf8)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0xF)])
         }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A recursive-descent JSON parser over bytes.
