@@ -18,7 +18,7 @@ extension PostgresFeedStore {
         return try session("read the stream") { db in
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
-                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed))
+                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed), feedTable: self.feedTable)
             var rows: [PostgresStreamScan.Row] = []
             try await scan.walk(after: cursor.map(StreamOrderKey.init), batch: limit + 1) { row in
                 rows.append(row)
@@ -37,7 +37,7 @@ extension PostgresFeedStore {
         try session("read the stream") { db in
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
-                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed))
+                candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed), feedTable: self.feedTable)
             let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
             var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty {
@@ -58,28 +58,14 @@ extension PostgresFeedStore {
     /// refuse unless told to ignore it.
     static func scan(
         _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
-        candidateLimit: Int = PostgresStreamScan.candidateLimit
+        candidateLimit: Int = PostgresStreamScan.candidateLimit, feedTable: PostgresFeedTable = PostgresFeedTable()
     ) async throws -> PostgresStreamScan {
         if selection.narrows { try await db.exec("SET LOCAL jit = off") }
-        // One round trip for the listing and what `total_items` needs of the feeds: their visible
-        // counts and the change number (for the repeats kept per change).
-        var sourceByFeed: [String: String] = [:]
-        var visibleByFeed: [String: Int64] = [:]
-        var version: Int64 = 0
-        for row in try await db.rows(
-            """
-            SELECT name, source, visible_items, COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint
-            FROM feed
-            """)
-        {
-            let (name, source, visible, changeNumber) = try row.decode((String, String, Int64, Int64).self)
-            sourceByFeed[name] = source
-            visibleByFeed[name] = visible
-            version = changeNumber
-        }
+        let table = try await feedTable.read(db)
         return PostgresStreamScan(
-            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: sourceByFeed, sources: sources), sourceByFeed: sourceByFeed,
-            visibleByFeed: visibleByFeed, changeNumber: version, selection: selection, candidateLimit: candidateLimit)
+            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
+            sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
+            selection: selection, candidateLimit: candidateLimit)
     }
 
     /// The page of `rows` (shown entries in stream order), with the cursor after the last one when
@@ -93,9 +79,8 @@ extension PostgresFeedStore {
         for row in rows {
             entries.append(
                 StreamEntry(
-                    item: try PostgresItemColumns.item(from: row.row), feed: row.key.feed, feeds: row.feeds,
-                    source: scan.sourceByFeed[row.key.feed] ?? "",
-                    firstSeen: try row.row.get("first_seen_at", Double?.self).map(Date.init(timeIntervalSince1970:))))
+                    item: row.item, feed: row.key.feed, feeds: row.feeds, source: scan.sourceByFeed[row.key.feed] ?? "",
+                    firstSeen: row.firstSeen))
         }
         let nextCursor = more ? try rows.last?.key.cursor() : nil
         return StoredStreamPage(

@@ -40,6 +40,8 @@ public final class PostgresFeedStore: StoreDriver {
     package let searchCandidateLimit = Atomic<Int>(PostgresStreamScan.candidateLimit)
     /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
     let totalsCache = StreamTotalsCache()
+    /// The feeds' sources and visible counts, read again only when the change number moves.
+    let feedTable = PostgresFeedTable()
     /// How long a claim by a process on another machine holds without a heartbeat (a page written):
     /// past it, the claim is taken over (see ``beginPull(feed:source:fingerprint:restart:owner:config:)``).
     public let claimTimeout: TimeInterval
@@ -146,8 +148,8 @@ public final class PostgresFeedStore: StoreDriver {
         try statement(operation, timeout: readTimeout, body)
     }
 
-    /// ``read(_:_:)`` for async callers: awaits the driver directly (no bridge, no thread waiting),
-    /// ``readTimeout`` at most (then `body` is cancelled and its result dropped).
+    /// ``read(_:_:)`` for async callers: awaits the driver (on the bridge's executor, no thread
+    /// blocked waiting), ``readTimeout`` at most (then `body` is cancelled and its result dropped).
     func asyncRead<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -168,7 +170,10 @@ public final class PostgresFeedStore: StoreDriver {
                     work.withLock { $0 }?.cancel()
                 }
                 work.withLock { task in
-                    task = Task.detached {
+                    // On the bridge's executor, as every call of the store: Swift's cooperative
+                    // pool may be held by callers blocked on the store (a test's synchronous
+                    // calls), and a read waiting for one of its threads would time out.
+                    task = Task.detached(executorPreference: bridge.executor) {
                         let result: Result<T, any Error>
                         do {
                             result = .success(try await client.withConnection { connection in try await body(connection) })

@@ -21,11 +21,43 @@ import PostgresNIO
 /// their carriers in one more statement per batch; the first carrier in the listing is shown and
 /// lists every carrying feed. Runs inside one read transaction (one snapshot).
 struct PostgresStreamScan {
-    /// One shown entry, with its item row.
+    /// One shown entry, with its item.
     struct Row: Sendable {
         var key: StreamOrderKey
-        var row: PostgresRandomAccessRow
+        var item: FeedItem
+        var firstSeen: Date?
         var feeds: [String]
+    }
+
+    /// A row a batch read, decoded once, in the order of ``columns``.
+    struct BatchRow: Sendable {
+        var key: StreamOrderKey
+        var dedupKey: String
+        var shared: Bool
+        var item: FeedItem
+        var firstSeen: Date?
+
+        /// Decodes every column in one pass: by name, PostgresNIO builds a lookup table per row
+        /// and searches it per column (about a tenth of a served page's CPU).
+        init(_ row: PostgresRow) throws {
+            let (
+                feed, id, dedupKey, title, summary, url, authorName, authorURL, authorAvatar, imageURL, published, updated,
+                sortKey, position, raw, firstSeen, shared, rank
+            ) = try row.decode(
+                (
+                    String, String, String, String, String?, String?, String?, String?, String?, String?, Double?, Double?,
+                    Double?, Int64, Data?, Double?, Bool, Int32
+                ).self)
+            key = StreamOrderKey(sortKey: sortKey, rank: Int(rank), position: position, feed: feed, id: id)
+            self.dedupKey = dedupKey
+            self.shared = shared
+            self.firstSeen = firstSeen.map(Date.init(timeIntervalSince1970:))
+            item = FeedItem(
+                id: id, title: title, summary: summary, url: url,
+                author: authorName.map { FeedAuthor(name: $0, url: authorURL, avatarURL: authorAvatar) }, imageURL: imageURL,
+                published: published.map(Date.init(timeIntervalSince1970:)), updated: updated.map(Date.init(timeIntervalSince1970:)),
+                raw: raw)
+        }
     }
 
     let db: PostgresConnection
@@ -59,11 +91,12 @@ struct PostgresStreamScan {
         rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
     }
 
-    /// The item columns a batch reads (not the `tsvector`), with the listing rank as `stream_rank`.
+    /// The item columns a batch reads (not the `tsvector`), with the listing rank as `stream_rank`,
+    /// in the order ``BatchRow`` decodes them.
     private static let columns = """
         item.feed, item.id, item.dedup_key, item.title, item.summary, item.url, item.author_name, item.author_url,
         item.author_avatar, item.image_url, item.published, item.updated, item.sort_key, item.feed_position, item.raw,
-        item.first_seen_at, item.shared, array_position($1::text[], item.feed) - 1 AS stream_rank
+        item.first_seen_at, item.shared, (array_position($1::text[], item.feed) - 1)::integer AS stream_rank
         """
 
     /// A renderer of the selection for a statement with `binds` binds before it.
@@ -95,7 +128,7 @@ struct PostgresStreamScan {
                     guard try body(entry) else { return }
                 }
                 guard rows.count == size, let last = rows.last else { break }
-                from = try key(of: last)
+                from = last.key
                 size = min(size * 4, Self.maximumBatch)
             }
         }
@@ -144,11 +177,15 @@ struct PostgresStreamScan {
     /// The next `limit` listed items of one phase after `after` (its key, strictly), in order.
     private func batchRows(
         pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int, candidates: String?
-    ) async throws -> [PostgresRandomAccessRow] {
+    ) async throws -> [BatchRow] {
         var binds = PostgresBindings()
         binds.append(ranked)
         let ascending = reverse ? "DESC" : "ASC"
-        var sql = "SELECT \(Self.columns) FROM item WHERE NOT staged AND feed = ANY($1::text[]) AND "
+        // Listing every stored feed (the usual read): no feed filter. Planning `feed = ANY(…)` over
+        // a hundred names (a selectivity estimate per name) and testing it on each row cost
+        // 0.8 ms and 0.6 ms of a 1.9 ms batch at 1,000,000 items.
+        let filter = ranked.count == sourceByFeed.count ? "" : "feed = ANY($1::text[]) AND "
+        var sql = "SELECT \(Self.columns) FROM item WHERE NOT staged AND \(filter)"
         let order: String
         if pending {
             sql += "sort_key IS NULL"
@@ -205,24 +242,13 @@ struct PostgresStreamScan {
         }
         binds.append(Int64(limit))
         sql += " ORDER BY \(order) LIMIT $\(binds.count)"
-        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { $0.makeRandomAccess() }
-    }
-
-    /// The stream key of an item row read by a batch.
-    private func key(of row: PostgresRandomAccessRow) throws -> StreamOrderKey {
-        StreamOrderKey(
-            sortKey: try row.get("sort_key", Double?.self), rank: Int(try row.get("stream_rank", Int32.self)),
-            position: try row.get("feed_position", Int64.self), feed: try row.get("feed", String.self),
-            id: try row.get("id", String.self))
+        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(BatchRow.init)
     }
 
     /// The entries of a batch the stream shows: every unshared row, and each shared row that is the
     /// first of its dedup key's listed carriers (one statement reads the carriers of the batch).
-    private func shown(_ rows: [PostgresRandomAccessRow]) async throws -> [Row] {
-        var sharedKeys: [String] = []
-        for row in rows where try row.get("shared", Bool.self) {
-            sharedKeys.append(try row.get("dedup_key", String.self))
-        }
+    private func shown(_ rows: [BatchRow]) async throws -> [Row] {
+        let sharedKeys = rows.filter(\.shared).map(\.dedupKey)
         var carriers: [String: StreamCarriers] = [:]
         if !sharedKeys.isEmpty {
             var binds = PostgresBindings()
@@ -247,13 +273,12 @@ struct PostgresStreamScan {
         var entries: [Row] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
-            let key = try key(of: row)
-            var feeds = [key.feed]
-            if try row.get("shared", Bool.self), let keyCarriers = carriers[try row.get("dedup_key", String.self)] {
-                guard keyCarriers.shows(feed: key.feed, id: key.id) else { continue }
+            var feeds = [row.key.feed]
+            if row.shared, let keyCarriers = carriers[row.dedupKey] {
+                guard keyCarriers.shows(feed: row.key.feed, id: row.key.id) else { continue }
                 feeds = keyCarriers.feeds
             }
-            entries.append(Row(key: key, row: row, feeds: feeds))
+            entries.append(Row(key: row.key, item: row.item, firstSeen: row.firstSeen, feeds: feeds))
         }
         return entries
     }

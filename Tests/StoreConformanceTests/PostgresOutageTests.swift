@@ -23,11 +23,10 @@
             // circuit breaker; with it, the read gives up after 2 s and says so.
             #expect(error.detail.contains("did not answer within 2 s"), "\(error)")
             #expect(error.detail.contains("127.0.0.1:\(cluster.port)"), "\(error)")
-            // serve's read of the change number, awaited on the driver, has the same limit.
-            let started = ContinuousClock.now
+            // serve's read of the change number, awaited on the driver, has the same limit (the
+            // pool's own failure, a minute later, says something else).
             let awaited = await #expect(throws: StoreError.self) { try await store.awaitChangeVersion() }
             #expect(awaited?.detail.contains("did not answer within 2 s") == true, "\(String(describing: awaited))")
-            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 #endif
