@@ -75,7 +75,6 @@ struct EntityTagMiddleware<Context: RequestContext>: RouterMiddleware {
         return Response(status: .notModified, headers: headers)
     }
 
-
     /// Whether `Accept-Encoding` lists `gzip` (or `*`) with a quality above zero.
     static func acceptsGzip(_ values: [String]) -> Bool {
         for element in values.flatMap({ $0.split(separator: ",") }) {
