@@ -70,9 +70,10 @@ extension FeedStore {
     public func awaitChangeVersion() async throws -> Int64 {
         do {
             return try changeReader.withLock { reader in
+                let queue: DatabaseQueue
                 switch reader {
-                case .open(let queue):
-                    return try queue.read { db in try Schema.changeVersion(in: db) }
+                case .open(let opened):
+                    queue = opened
                 case .closed:
                     throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the store is closed")
                 case .unopened:
@@ -82,10 +83,10 @@ extension FeedStore {
                     // The caller's thread waits at most this long for a lock (the server then reads
                     // through the pool instead).
                     configuration.busyMode = .timeout(0.05)
-                    let queue = try DatabaseQueue(path: path, configuration: configuration)
+                    queue = try DatabaseQueue(path: path, configuration: configuration)
                     reader = .open(queue)
-                    return try queue.read { db in try Schema.changeVersion(in: db) }
                 }
+                return try queue.read { db in try Schema.changeVersion(in: db) }
             }
         } catch {
             throw StoreError.wrapping(error, path: path, operation: "read the change number")

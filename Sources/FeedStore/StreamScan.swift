@@ -10,6 +10,9 @@ struct StreamListing: Sendable {
     var ranked: [String]
     var rankByFeed: [String: Int]
     var sourceByFeed: [String: String]
+    /// The store's change number in the read's snapshot, read once with the listing: the counts
+    /// kept per change (``totalItems(_:selection:repeats:totals:)``) are keyed by it.
+    var changeVersion: Int64
 
     /// What a listing is resolved from.
     struct Key: Hashable, Sendable {
@@ -22,12 +25,14 @@ struct StreamListing: Sendable {
     static func cached(
         _ db: Database, feeds: [String], sources: [String]?, in cache: StoreChangeCache<Key, StreamListing>
     ) throws -> StreamListing {
-        try cache.value(of: Key(feeds: feeds, sources: sources), at: try Schema.changeVersion(in: db)) {
-            try StreamListing(db, feeds: feeds, sources: sources)
+        let version = try Schema.changeVersion(in: db)
+        return try cache.value(of: Key(feeds: feeds, sources: sources), at: version) {
+            try StreamListing(db, feeds: feeds, sources: sources, changeVersion: version)
         }
     }
 
-    init(_ db: Database, feeds: [String], sources: [String]?) throws {
+    init(_ db: Database, feeds: [String], sources: [String]?, changeVersion: Int64) throws {
+        self.changeVersion = changeVersion
         var sourceByFeed: [String: String] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT name, source FROM feed")) {
             sourceByFeed[try row.decode(String.self, atIndex: 0)] = try row.decode(String.self, atIndex: 1)
@@ -56,7 +61,7 @@ struct StreamListing: Sendable {
     ) throws -> Int {
         guard selection.narrows else {
             return try totals.count(
-                of: StreamTotalsKey(listing: ranked, selection: .everything), at: try Schema.changeVersion(in: db)
+                of: StreamTotalsKey(listing: ranked, selection: .everything), at: changeVersion
             ) { try totalItems(db, repeats: cache) }
         }
         guard !ranked.isEmpty else { return 0 }
@@ -70,7 +75,7 @@ struct StreamListing: Sendable {
         }
         guard selection.isFixedBetweenChanges else { return try count() }
         return try totals.count(
-            of: StreamTotalsKey(listing: ranked, selection: selection), at: try Schema.changeVersion(in: db), count: count)
+            of: StreamTotalsKey(listing: ranked, selection: selection), at: changeVersion, count: count)
     }
 
     /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
@@ -117,7 +122,7 @@ struct StreamListing: Sendable {
             ?? 0
         // Listing every stored feed (the usual `show`): no feed filter to test on each shared item.
         let everyFeed = ranked.count == sourceByFeed.count
-        let repeats = try cache.count(of: ranked, at: try Schema.changeVersion(in: db)) {
+        let repeats = try cache.count(of: ranked, at: changeVersion) {
             try Int.fetchOne(
                 db,
                 sql: """

@@ -3,6 +3,7 @@
 
 import Dispatch
 import Foundation
+import NIOPosix
 import Synchronization
 
 /// Runs PostgresNIO's async API for the synchronous ``StoreDriver`` methods without touching Swift's
@@ -47,6 +48,35 @@ final class PostgresBridge: Sendable {
             done.wait()
         }
         return try box.withLock { $0! }.get()
+    }
+    /// ``wait(timeout:_:)`` for an async caller: `body` runs on ``executor`` (Swift's cooperative
+    /// pool may be held by callers blocked on the store, such as a test's synchronous calls, and
+    /// work waiting for one of its threads would time out), and the caller awaits it without a
+    /// thread blocked. After `timeout` the caller gets ``TimedOut``, `body` is cancelled and its
+    /// result dropped (reads only, as for ``wait(timeout:_:)``).
+    func value<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let answer = Mutex<CheckedContinuation<T, any Error>?>(continuation)
+            let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                answer.withLock { $0.take() }?.resume(with: result)
+            }
+            let work = Mutex<Task<Void, Never>?>(nil)
+            // Scheduled first, so the work cannot end before its deadline exists to be cancelled.
+            let deadline = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(
+                in: .nanoseconds(Int64(min(timeout.seconds, 86_400) * 1e9))
+            ) {
+                finish(.failure(TimedOut(after: timeout)))
+                work.withLock { $0 }?.cancel()
+            }
+            work.withLock { task in
+                task = Task.detached(executorPreference: executor) {
+                    let result: Result<T, any Error>
+                    do { result = .success(try await body()) } catch { result = .failure(error) }
+                    deadline.cancel()
+                    finish(result)
+                }
+            }
+        }
     }
 }
 

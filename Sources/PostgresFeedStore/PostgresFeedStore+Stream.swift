@@ -58,7 +58,7 @@ extension PostgresFeedStore {
     /// refuse unless told to ignore it.
     static func scan(
         _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
-        candidateLimit: Int = PostgresStreamScan.candidateLimit, feedTable: PostgresFeedTable = PostgresFeedTable()
+        candidateLimit: Int = PostgresStreamScan.candidateLimit, feedTable: PostgresFeedTable
     ) async throws -> PostgresStreamScan {
         if selection.narrows { try await db.exec("SET LOCAL jit = off") }
         let table = try await feedTable.read(db)

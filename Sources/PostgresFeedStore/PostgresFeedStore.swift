@@ -153,37 +153,9 @@ public final class PostgresFeedStore: StoreDriver {
     func asyncRead<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let client = self.client
-        let limit = readTimeout
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let answer = Mutex<CheckedContinuation<T, any Error>?>(continuation)
-                let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-                    answer.withLock { $0.take() }?.resume(with: result)
-                }
-                let work = Mutex<Task<Void, Never>?>(nil)
-                // Scheduled first, so the read cannot end before its deadline exists to be cancelled.
-                let deadline = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(
-                    in: .nanoseconds(Int64(min(limit.seconds, 86_400) * 1e9))
-                ) {
-                    finish(.failure(PostgresBridge.TimedOut(after: limit)))
-                    work.withLock { $0 }?.cancel()
-                }
-                work.withLock { task in
-                    // On the bridge's executor, as every call of the store: Swift's cooperative
-                    // pool may be held by callers blocked on the store (a test's synchronous
-                    // calls), and a read waiting for one of its threads would time out.
-                    task = Task.detached(executorPreference: bridge.executor) {
-                        let result: Result<T, any Error>
-                        do {
-                            result = .success(try await client.withConnection { connection in try await body(connection) })
-                        } catch {
-                            result = .failure(error)
-                        }
-                        deadline.cancel()
-                        finish(result)
-                    }
-                }
+            return try await bridge.value(timeout: readTimeout) { [client] in
+                try await client.withConnection { connection in try await body(connection) }
             }
         } catch {
             throw mapped(error, operation: operation)
