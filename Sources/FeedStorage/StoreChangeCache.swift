@@ -37,11 +37,14 @@ package final class StoreChangeCache<Key: Hashable & Sendable, Value: Sendable>:
         return remember(try await make(), of: key, at: version)
     }
 
-    private func remembered(_ key: Key, at version: Int64) -> Value? {
+    /// The value of `key` kept at change number `version`, if any.
+    package func remembered(_ key: Key, at version: Int64) -> Value? {
         entries.withLock { entries in entries[key].flatMap { $0.version == version ? $0.value : nil } }
     }
 
-    private func remember(_ value: Value, of key: Key, at version: Int64) -> Value {
+    /// Keeps `value` as `key`'s at change number `version`, and returns it.
+    @discardableResult
+    package func remember(_ value: Value, of key: Key, at version: Int64) -> Value {
         entries.withLock { entries in
             if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
             entries[key] = Entry(version: version, value: value)

@@ -15,6 +15,11 @@ extension PostgresFeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
     ) throws -> StoredStreamPage {
         let limit = max(1, limit)
+        if !selection.narrows,
+            let page = try oneStatementPage(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit)
+        {
+            return page
+        }
         return try session("read the stream") { db in
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
@@ -26,6 +31,32 @@ extension PostgresFeedStore {
             }
             let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
             return try Self.page(rows.prefix(limit), more: rows.count > limit, total: total, perPage: limit, page: nil, scan: scan)
+        }
+    }
+
+    /// The page ``stream(feeds:sources:selection:after:limit:)`` asks for, read in one statement
+    /// without a transaction when the kept feed table and repeats are current and one batch fills
+    /// it (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``); `nil` otherwise.
+    private func oneStatementPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+    ) throws -> StoredStreamPage? {
+        try read("read the stream") { db in
+            // Cold (a one-shot `show`, a server's first read): the table is read first, on its own.
+            let table = if let kept = self.feedTable.current { kept } else { try await self.feedTable.read(db) }
+            let scan = PostgresStreamScan(
+                db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
+                sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
+                selection: selection)
+            let kept = self.repeatsCache.remembered(scan.ranked, at: table.version)
+            guard
+                let read = try await scan.oneStatementPage(after: cursor.map(StreamOrderKey.init), limit: limit, repeats: kept)
+            else { return nil }
+            if kept == nil { self.repeatsCache.remember(read.repeats, of: scan.ranked, at: read.changeNumber) }
+            // A change since the kept table: its listing and counts may be stale.
+            guard read.changeNumber == table.version else { return nil }
+            let total = Int(scan.visibleItems) - read.repeats
+            self.oneStatementPages.add(1, ordering: .relaxed)
+            return try Self.page(read.rows, more: read.more, total: total, perPage: limit, page: nil, scan: scan)
         }
     }
 

@@ -42,6 +42,9 @@ public final class PostgresFeedStore: StoreDriver {
     let totalsCache = StreamTotalsCache()
     /// The feeds' sources and visible counts, read again only when the change number moves.
     let feedTable = PostgresFeedTable()
+    /// Pages read in one statement (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``)
+    /// since the store opened; tests check that their reads take that path.
+    package let oneStatementPages = Atomic<Int>(0)
     /// How long a claim by a process on another machine holds without a heartbeat (a page written):
     /// past it, the claim is taken over (see ``beginPull(feed:source:fingerprint:restart:owner:config:)``).
     public let claimTimeout: TimeInterval

@@ -24,6 +24,9 @@ final class PostgresFeedTable: Sendable {
 
     init() {}
 
+    /// The table kept from the last read, if any (possibly older than the store).
+    var current: Snapshot? { kept.withLock { $0 } }
+
     /// The table as `db`'s snapshot sees it.
     func read(_ db: PostgresConnection) async throws -> Snapshot {
         let known = kept.withLock { $0 }

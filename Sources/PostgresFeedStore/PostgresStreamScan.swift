@@ -37,21 +37,37 @@ struct PostgresStreamScan {
         var item: FeedItem
         var firstSeen: Date?
 
-        /// Decodes every column in one pass: by name, PostgresNIO builds a lookup table per row
-        /// and searches it per column (about a tenth of a served page's CPU).
+        /// Decodes every column in one pass, in order: by name, PostgresNIO builds a lookup table
+        /// per row and searches it per column (about a tenth of a served page's CPU).
         init(_ row: PostgresRow) throws {
-            let (
-                feed, id, dedupKey, title, summary, url, authorName, authorURL, authorAvatar, imageURL, published, updated,
-                sortKey, position, raw, firstSeen, shared, rank
-            ) = try row.decode(
-                (
-                    String, String, String, String, String?, String?, String?, String?, String?, String?, Double?, Double?,
-                    Double?, Int64, Data?, Double?, Bool, Int32
-                ).self)
-            key = StreamOrderKey(sortKey: sortKey, rank: Int(rank), position: position, feed: feed, id: id)
-            self.dedupKey = dedupKey
-            self.shared = shared
-            self.firstSeen = firstSeen.map(Date.init(timeIntervalSince1970:))
+            var columns = PostgresColumns(row)
+            try self.init(&columns)
+        }
+
+        /// Decodes the batch columns from `columns` (a statement may read more after them).
+        init(_ columns: inout PostgresColumns) throws {
+            let feed = try columns.next(String.self)
+            let id = try columns.next(String.self)
+            dedupKey = try columns.next(String.self)
+            let title = try columns.next(String.self)
+            let summary = try columns.next(String?.self)
+            let url = try columns.next(String?.self)
+            let authorName = try columns.next(String?.self)
+            let authorURL = try columns.next(String?.self)
+            let authorAvatar = try columns.next(String?.self)
+            let imageURL = try columns.next(String?.self)
+            let published = try columns.next(Double?.self)
+            let updated = try columns.next(Double?.self)
+            let sortKey = try columns.next(Double?.self)
+            let position = try columns.next(Int64.self)
+            let raw = try columns.next(Data?.self)
+            firstSeen = try columns.next(Double?.self).map(Date.init(timeIntervalSince1970:))
+            shared = try columns.next(Bool.self)
+            // NULL: a feed the listing does not name, which a read with no feed filter meets only
+            // when its feed table is older than the rows (a one-statement read, which then fails
+            // its change-number check and is read again).
+            let rank = try columns.next(Int32?.self).map(Int.init) ?? Int.max
+            key = StreamOrderKey(sortKey: sortKey, rank: rank, position: position, feed: feed, id: id)
             item = FeedItem(
                 id: id, title: title, summary: summary, url: url,
                 author: authorName.map { FeedAuthor(name: $0, url: authorURL, avatarURL: authorAvatar) }, imageURL: imageURL,
@@ -93,7 +109,7 @@ struct PostgresStreamScan {
 
     /// The item columns a batch reads (not the `tsvector`), with the listing rank as `stream_rank`,
     /// in the order ``BatchRow`` decodes them.
-    private static let columns = """
+    static let columns = """
         item.feed, item.id, item.dedup_key, item.title, item.summary, item.url, item.author_name, item.author_url,
         item.author_avatar, item.image_url, item.published, item.updated, item.sort_key, item.feed_position, item.raw,
         item.first_seen_at, item.shared, (array_position($1::text[], item.feed) - 1)::integer AS stream_rank
@@ -178,41 +194,73 @@ struct PostgresStreamScan {
     private func batchRows(
         pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int, candidates: String?
     ) async throws -> [BatchRow] {
-        var binds = PostgresBindings()
-        binds.append(ranked)
-        let ascending = reverse ? "DESC" : "ASC"
+        guard
+            let (sql, binds) = batchStatement(
+                pending: pending, reverse: reverse, after: after, limit: limit, candidates: candidates)
+        else { return [] }
+        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(BatchRow.init)
+    }
+
+    /// The statement of ``batchRows(pending:reverse:after:limit:candidates:)``, its columns those
+    /// ``BatchRow`` decodes and its first bind the listing (`$1`); `nil` when the selection shows
+    /// nothing.
+    func batchStatement(
+        pending: Bool, reverse: Bool, after: StreamOrderKey?, limit: Int, candidates: String?
+    ) -> (sql: String, binds: PostgresBindings)? {
         // Listing every stored feed (the usual read): no feed filter. Planning `feed = ANY(…)` over
         // a hundred names (a selectivity estimate per name) and testing it on each row cost
         // 0.8 ms and 0.6 ms of a 1.9 ms batch at 1,000,000 items.
-        let filter = ranked.count == sourceByFeed.count ? "" : "feed = ANY($1::text[]) AND "
-        var sql = "SELECT \(Self.columns) FROM item WHERE NOT staged AND \(filter)"
+        let filtered = ranked.count != sourceByFeed.count
+        let from = after.flatMap { key in pending || key.sortKey != nil ? key : nil }
+        let text = Self.batchText(
+            filtered: filtered, pending: pending, reverse: reverse, after: from != nil, candidates: candidates != nil)
+        var binds = PostgresBindings()
+        binds.append(ranked)
+        if let from { Self.appendKey(from, pending: pending, to: &binds) }
+        if let candidates { binds.append(candidates) }
+        var sql = "SELECT \(Self.columns) FROM item WHERE \(text.conditions)"
+        if selection.narrows {
+            var selected = selectionSQL(after: binds.count)
+            switch selected.shown("item") {
+            case .always: break
+            case .never: return nil
+            case .sql(let shown):
+                let finished = selected.finish(" AND \(shown)")
+                sql += finished.sql
+                PostgresSelectionDialect.append(finished.binds, to: &binds)
+            }
+        }
+        binds.append(Int64(limit))
+        sql += " ORDER BY \(text.order) LIMIT $\(binds.count)"
+        return (sql, binds)
+    }
+
+    /// The `WHERE` conditions and the `ORDER BY` of a batch (before any selection's conditions),
+    /// given its binds: `$1` the listing; with `after`, the key's (``appendKey(_:pending:to:)``);
+    /// with `candidates`, the `tsquery`.
+    static func batchText(
+        filtered: Bool, pending: Bool, reverse: Bool, after: Bool, candidates: Bool
+    ) -> (conditions: String, order: String) {
+        let ascending = reverse ? "DESC" : "ASC"
+        var conditions = "NOT staged AND \(filtered ? "feed = ANY($1::text[]) AND " : "")"
         let order: String
         if pending {
-            sql += "sort_key IS NULL"
-            if let after {
-                binds.append(Int64(after.rank))
-                binds.append(after.position)
-                binds.append(after.feed)
-                binds.append(after.id)
+            conditions += "sort_key IS NULL"
+            if after {
                 let comparison = reverse ? "<" : ">"
-                sql += """
+                conditions += """
                      AND (array_position($1::text[], feed) - 1, feed_position, feed, id) \(comparison)
                         ($2, $3, $4 COLLATE "C", $5 COLLATE "C")
                     """
             }
             order = "stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)"
         } else {
-            sql += "sort_key IS NOT NULL"
-            if let after, let key = after.sortKey {
-                binds.append(key)
-                binds.append(Int64(after.rank))
-                binds.append(after.position)
-                binds.append(after.feed)
-                binds.append(after.id)
+            conditions += "sort_key IS NOT NULL"
+            if after {
                 // Forward, the stream runs down the keys; backwards, up. The range condition on its
                 // own lets the planner start the index scan at the key.
                 let (range, strict, comparison) = reverse ? (">=", ">", "<") : ("<=", "<", ">")
-                sql += """
+                conditions += """
                      AND sort_key \(range) $2 AND (sort_key \(strict) $2 OR
                         (array_position($1::text[], feed) - 1, feed_position, feed, id) \(comparison)
                         ($3, $4, $5 COLLATE "C", $6 COLLATE "C"))
@@ -222,27 +270,23 @@ struct PostgresStreamScan {
             // With few candidates, `+ 0` keeps the planner off the order index: it reads them
             // (GIN bitmap) and sorts them.
             order = """
-                sort_key\(candidates == nil ? "" : " + 0") \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)
+                sort_key\(candidates ? " + 0" : "") \(keyOrder), stream_rank \(ascending), feed_position \(ascending), feed \(ascending), id \(ascending)
                 """
         }
-        if let candidates {
-            binds.append(candidates)
-            sql += " AND item.search @@ $\(binds.count)::tsquery"
+        if candidates {
+            conditions += " AND item.search @@ $\(after ? (pending ? 6 : 7) : 2)::tsquery"
         }
-        if selection.narrows {
-            var selected = selectionSQL(after: binds.count)
-            switch selected.shown("item") {
-            case .always: break
-            case .never: return []
-            case .sql(let shown):
-                let finished = selected.finish(" AND \(shown)")
-                sql += finished.sql
-                PostgresSelectionDialect.append(finished.binds, to: &binds)
-            }
-        }
-        binds.append(Int64(limit))
-        sql += " ORDER BY \(order) LIMIT $\(binds.count)"
-        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(BatchRow.init)
+        return (conditions, order)
+    }
+
+    /// Appends the binds of the key a batch starts after: placed, its sort key, rank, position,
+    /// feed and id; pending, the same without the sort key.
+    static func appendKey(_ key: StreamOrderKey, pending: Bool, to binds: inout PostgresBindings) {
+        if !pending { binds.append(key.sortKey ?? 0) }
+        binds.append(Int64(key.rank))
+        binds.append(key.position)
+        binds.append(key.feed)
+        binds.append(key.id)
     }
 
     /// The entries of a batch the stream shows: every unshared row, and each shared row that is the
@@ -264,12 +308,24 @@ struct PostgresStreamScan {
                 PostgresSelectionDialect.append(finished.binds, to: &binds)
             }
             for raw in try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)) {
-                let (dedupKey, feed, position, id) = try raw.decode((String, String, Int64, String).self)
-                guard let rank = rankByFeed[feed] else { continue }
-                carriers[dedupKey, default: StreamCarriers()].append(
-                    StreamCarriers.Carrier(feed: feed, rank: rank, position: position, id: id))
+                var columns = PostgresColumns(raw)
+                let (dedupKey, feed) = (try columns.next(String.self), try columns.next(String.self))
+                let (position, id) = (try columns.next(Int64.self), try columns.next(String.self))
+                addCarrier(feed: feed, position: position, id: id, of: dedupKey, to: &carriers)
             }
         }
+        return entries(rows, carriers: carriers)
+    }
+
+    /// Adds the row `feed`/`id` at `position` to the carriers of `dedupKey` when its feed is listed.
+    func addCarrier(feed: String, position: Int64, id: String, of dedupKey: String, to carriers: inout [String: StreamCarriers]) {
+        guard let rank = rankByFeed[feed] else { return }
+        carriers[dedupKey, default: StreamCarriers()].append(
+            StreamCarriers.Carrier(feed: feed, rank: rank, position: position, id: id))
+    }
+
+    /// The entries the stream shows of `rows`, given the listed carriers of their shared keys.
+    func entries(_ rows: [BatchRow], carriers: [String: StreamCarriers]) -> [Row] {
         var entries: [Row] = []
         entries.reserveCapacity(rows.count)
         for row in rows {
@@ -282,6 +338,15 @@ struct PostgresStreamScan {
         }
         return entries
     }
+
+    /// Σ `visible_items` of the listed feeds.
+    var visibleItems: Int64 { ranked.reduce(0) { $0 + (visibleByFeed[$1] ?? 0) } }
+
+    /// The repeated entries of the listing `$1`: shared rows beyond the first of each dedup key.
+    static let repeatsStatement = """
+        SELECT (COUNT(*) - COUNT(DISTINCT dedup_key))::bigint AS repeats FROM item
+        WHERE shared AND NOT staged AND feed = ANY($1::text[])
+        """
 
     /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
@@ -303,13 +368,11 @@ struct PostgresStreamScan {
         }
         // The counts and the change number come from the listing's read (the session's snapshot),
         // taken before any count: a count is never older than the number it is kept under.
-        let visible = ranked.reduce(Int64(0)) { $0 + (visibleByFeed[$1] ?? 0) }
+        let visible = visibleItems
         let repeats = try await cache.count(of: ranked, at: changeNumber) {
-            let counted = try await db.row(
-                """
-                SELECT (COUNT(*) - COUNT(DISTINCT dedup_key))::bigint AS repeats FROM item
-                WHERE shared AND NOT staged AND feed = ANY(\(ranked)::text[])
-                """)
+            var binds = PostgresBindings()
+            binds.append(ranked)
+            let counted = try await db.row(PostgresQuery(unsafeSQL: Self.repeatsStatement, binds: binds))
             return Int(try counted?.get("repeats", Int64.self) ?? 0)
         }
         return Int(visible) - repeats

@@ -54,4 +54,41 @@ struct ChangeVersionTests {
         try store.close()
         await #expect(throws: StoreError.self) { try await store.awaitChangeVersion() }
     }
+
+    @Test("a read after a change made elsewhere shows it, though the reader kept the listing and counts of the last read",
+        arguments: StoreEngine.allCases)
+    func readsFollowOtherWriters(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        let other = try opened.reopen()
+        defer { try? other.close() }
+        let feeds = ["a", "b"]
+        func itemOfA(_ day: Int) -> FeedItem { item("a\(day)", url: "https://x/a\(day)", day: day) }
+        func expectPage(_ what: String, after cursor: String? = nil, _ ids: [String], total: Int, feedsOf shared: [String]? = nil) throws {
+            let page = try store.stream(feeds: feeds, after: try cursor.map(StreamCursor.init), limit: 2)
+            #expect(page.entries.map(\.item.id) == ids, "\(engine): \(what)")
+            #expect(page.totalItems == total, "\(engine): \(what): total")
+            if let shared { #expect(page.entries.first?.feeds == shared, "\(engine): \(what): carriers") }
+        }
+        try store.commitPull(pull("a", (1...4).map(itemOfA)))
+        // Read twice: the second read is the one a kept listing serves.
+        try expectPage("a alone", ["a4", "a3"], total: 4)
+        try expectPage("a alone, again", ["a4", "a3"], total: 4)
+        let afterA3 = try #require(try store.stream(feeds: feeds, limit: 2).nextCursor)
+        // A feed this store has never seen, committed by another process.
+        try other.commitPull(pull("b", [item("b5", day: 5), item("b6", day: 6)]))
+        try expectPage("b committed elsewhere", ["b6", "b5"], total: 6)
+        try expectPage("after a cursor, b committed elsewhere", after: afterA3, ["a2", "a1"], total: 6)
+        // More items in a known feed (its visible count moves).
+        try other.commitPull(pull("a", (1...7).map(itemOfA)))
+        try expectPage("a grown elsewhere", ["a7", "a6"], total: 9)
+        try expectPage("after a cursor, a grown elsewhere", after: afterA3, ["a2", "a1"], total: 9)
+        // An item b shares with a (the same URL): shown once, listing both feeds; the repeats move.
+        try other.commitPull(pull("b", [item("b5", day: 5), item("b6", day: 6), item("b8", url: "https://x/a7", day: 8)]))
+        try expectPage("a shared item elsewhere", ["a7", "a6"], total: 9, feedsOf: ["a", "b"])
+        try other.delete(feeds: ["b"])
+        try expectPage("b deleted elsewhere", ["a7", "a6"], total: 7, feedsOf: ["a"])
+    }
 }

@@ -1,0 +1,183 @@
+// The PostgreSQL store is built with the PostgreSQL trait (the default; Package.swift).
+#if PostgreSQL
+
+import FeedStorage
+import PostgresNIO
+
+/// A page of an unnarrowed listing in one statement, when one is enough.
+///
+/// The general read is a read-only transaction of four or five statements (`BEGIN`, the feed
+/// table, a batch, the carriers of its shared rows, `COMMIT`), each a round trip, a parse and a
+/// plan: about 3 ms of CPU per page between the backend and the driver, which capped pages after
+/// a random cursor near 450 a second at 1,000,000 items. Most pages need none of that: the feed
+/// table is the one kept from the last read (``PostgresFeedTable``), the listing's repeats are
+/// kept for its change number (``StreamRepeatsCache``), and one batch, with its rows' carriers,
+/// fills the page. So this statement reads the batch, the carriers of each shared row (a lateral
+/// `array_agg` over `item_dedup_key`), the change number, and the repeats when they are not kept,
+/// in one snapshot (one statement sees one). When its change number is not the kept table's, or
+/// the batch did not settle the page (rows hidden behind their carriers used up the slack, or the
+/// placed items ended where pending ones may follow), the caller reads the page the general way.
+extension PostgresStreamScan {
+    /// What one statement read: the page's entries, whether more follow, and the counts.
+    struct OneStatementPage {
+        /// The page's entries, in stream order.
+        var rows: ArraySlice<Row>
+        /// Whether entries follow the page.
+        var more: Bool
+        /// The store's change number in the statement's snapshot.
+        var changeNumber: Int64
+        /// The listing's repeated entries at that change number.
+        var repeats: Int
+    }
+
+    /// Rows read at least beyond the page's `limit + 1` (a prepared statement's size may give more):
+    /// a shared row another listed feed carries first is not shown (under 1 % of rows in the
+    /// benchmark's store), and each costs one row of slack.
+    static let oneStatementSlack = 4
+
+    /// The page of `limit` entries after `after` (from the top when `nil`) in one statement, or
+    /// `nil` when it cannot tell (see the type's notes). `repeats`: the listing's repeats when kept
+    /// at ``changeNumber``; read by the statement otherwise.
+    func oneStatementPage(after: StreamOrderKey?, limit: Int, repeats: Int?) async throws -> OneStatementPage? {
+        guard !selection.narrows, !ranked.isEmpty, after?.pending != 1 else { return nil }
+        let filtered = ranked.count != sourceByFeed.count
+        var binds = PostgresBindings()
+        binds.append(ranked)
+        // From the top: a key before every placed one (no sort key is above +∞, no rank below 0), so
+        // that one statement serves both.
+        let from = after ?? StreamOrderKey(sortKey: .infinity, rank: -1, position: .min, feed: "", id: "")
+        Self.appendKey(from, pending: false, to: &binds)
+        let wanted = limit + 1 + Self.oneStatementSlack
+        var rows: [PostgresRow] = []
+        if !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
+            rows = try await size.rows(binds, on: db)
+        } else {
+            binds.append(Int64(wanted))
+            let sql = Self.oneStatementSQL(filtered: filtered, repeats: repeats == nil, rows: nil)
+            rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds))
+        }
+        var batchRows: [BatchRow] = []
+        var carriers: [String: StreamCarriers] = [:]
+        var changeNumber: Int64?
+        var counted = repeats
+        for raw in rows {
+            var columns = PostgresColumns(raw)
+            let row = try BatchRow(&columns)
+            changeNumber = try columns.next(Int64.self)
+            let (feeds, positions, ids) = (
+                try columns.next([String]?.self), try columns.next([Int64]?.self), try columns.next([String]?.self)
+            )
+            if repeats == nil { counted = Int(try columns.next(Int64.self)) }
+            if row.shared, let feeds, let positions, let ids, carriers[row.dedupKey] == nil {
+                for (feed, (position, id)) in zip(feeds, zip(positions, ids)) {
+                    addCarrier(feed: feed, position: position, id: id, of: row.dedupKey, to: &carriers)
+                }
+            }
+            batchRows.append(row)
+        }
+        // An empty batch says nothing of the change number; the general read answers it.
+        guard let changeNumber, let counted else { return nil }
+        // The lateral join keeps each batch row once; its order is the plan's, so it is put back.
+        batchRows.sort { $0.key.precedes($1.key) }
+        let shown = entries(batchRows, carriers: carriers)
+        if shown.count > limit {
+            return OneStatementPage(rows: shown.prefix(limit), more: true, changeNumber: changeNumber, repeats: counted)
+        }
+        // Fewer than a page and one shown: either the slack went to hidden rows (read on), or the
+        // placed items ended (pending ones may follow): the general read decides.
+        return nil
+    }
+
+    /// The text of ``oneStatementPage(after:limit:repeats:)``'s statement, its binds the listing
+    /// (`$1`), the key it starts after (`$2`…`$6`) and, unless `rows` sets it, the rows to read
+    /// (`$7`); with `repeats`, it counts the listing's repeats too.
+    static func oneStatementSQL(filtered: Bool, repeats: Bool, rows: Int?) -> String {
+        let batch = batchText(filtered: filtered, pending: false, reverse: false, after: true, candidates: false)
+        return """
+            SELECT page.*, change.version, carriers.feeds, carriers.positions, carriers.ids\(repeats ? ", counted.repeats" : "")
+            FROM (SELECT \(columns) FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")) AS page
+            CROSS JOIN (SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version) AS change
+            \(repeats ? "CROSS JOIN (\(repeatsStatement)) AS counted" : "")
+            LEFT JOIN LATERAL (
+                SELECT array_agg(carrier.feed) AS feeds, array_agg(carrier.feed_position) AS positions,
+                    array_agg(carrier.id) AS ids
+                FROM item AS carrier WHERE page.shared AND NOT carrier.staged AND carrier.dedup_key = page.dedup_key
+            ) AS carriers ON true
+            """
+    }
+}
+
+/// The prepared forms of the statement of a page of every stored feed with the repeats kept (a
+/// server's reads), one per batch size.
+///
+/// Parsing, analysing and planning the statement anew was a third of PostgreSQL's work for such a
+/// page; prepared once per connection, each execution skips the parse and the analysis. Its row
+/// count is written into the text, not bound: with `LIMIT $7` PostgreSQL's generic plan assumes a
+/// tenth of the table and sorts it (60 ms where the custom plan takes 0.2), so every execution was
+/// planned anew; with a constant it plans once, an index scan of `item_stream_order` from the key
+/// (the key's binds do not change that plan). A batch reads the smallest size that holds the page,
+/// its slack going to rows hidden behind their carriers.
+enum OneStatementRows: Int, CaseIterable {
+    case rows32 = 32
+    case rows64 = 64
+    case rows128 = 128
+    case rows256 = 256
+
+    /// The smallest size holding `wanted` rows, if any.
+    static func size(for wanted: Int) -> Self? {
+        allCases.first { $0.rawValue >= wanted }
+    }
+
+    /// The rows of the statement of this size with `binds` (the listing and the key).
+    func rows(_ binds: PostgresBindings, on db: PostgresConnection) async throws -> [PostgresRow] {
+        switch self {
+        case .rows32: try await Self.rows(of: OneStatementPageStatement<Rows32>(binds: binds), on: db)
+        case .rows64: try await Self.rows(of: OneStatementPageStatement<Rows64>(binds: binds), on: db)
+        case .rows128: try await Self.rows(of: OneStatementPageStatement<Rows128>(binds: binds), on: db)
+        case .rows256: try await Self.rows(of: OneStatementPageStatement<Rows256>(binds: binds), on: db)
+        }
+    }
+
+    private static func rows<Size>(of statement: OneStatementPageStatement<Size>, on db: PostgresConnection) async throws
+        -> [PostgresRow]
+    {
+        var rows: [PostgresRow] = []
+        rows.reserveCapacity(Size.rows.rawValue)
+        for try await row in try await db.execute(statement, logger: PostgresFeedStore.logger) {
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// The statements' texts, by size, built once.
+    fileprivate static let texts = Dictionary(
+        uniqueKeysWithValues: allCases.map {
+            ($0.rawValue, PostgresStreamScan.oneStatementSQL(filtered: false, repeats: false, rows: $0.rawValue))
+        })
+}
+
+/// A batch size of ``OneStatementPageStatement`` (a type, since a prepared statement's name and
+/// text are static).
+protocol OneStatementSize: Sendable {
+    static var rows: OneStatementRows { get }
+}
+
+enum Rows32: OneStatementSize { static var rows: OneStatementRows { .rows32 } }
+enum Rows64: OneStatementSize { static var rows: OneStatementRows { .rows64 } }
+enum Rows128: OneStatementSize { static var rows: OneStatementRows { .rows128 } }
+enum Rows256: OneStatementSize { static var rows: OneStatementRows { .rows256 } }
+
+/// ``OneStatementRows``' statement reading `Size.rows` rows, prepared on each connection the first
+/// time it runs there (PostgresNIO keeps the names it prepared per connection).
+struct OneStatementPageStatement<Size: OneStatementSize>: PostgresPreparedStatement {
+    static var name: String { "feedagg_stream_page_\(Size.rows.rawValue)" }
+    static var sql: String { OneStatementRows.texts[Size.rows.rawValue]! }
+    typealias Row = PostgresRow
+
+    var binds: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { binds }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+#endif
