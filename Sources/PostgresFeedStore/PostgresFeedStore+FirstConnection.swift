@@ -6,12 +6,15 @@ import PostgresNIO
 
 extension PostgresFeedStore {
     /// Connects once to `url`'s database (a refused connection or login is an error now, not a
-    /// pool retrying), migrates its schema, and returns how the connection reaches the server.
+    /// pool retrying), migrates its schema, and returns how the connection reaches the server and
+    /// the connection, which the store keeps (``PostgresConnections``).
     ///
     /// `sslmode=allow` connects without TLS first and, when the server answers that with an error
     /// (pg_hba.conf has only `hostssl` lines for this login, say), again with TLS, as libpq does;
     /// the process's later connections to that server then use TLS at once (``AllowedTLS``).
-    static func connectFirst(url: PostgresURL, connectTimeout: Duration, bridge: PostgresBridge) throws -> PostgresLink {
+    static func connectFirst(
+        url: PostgresURL, connectTimeout: Duration, bridge: PostgresBridge
+    ) throws -> (PostgresLink, PostgresConnection) {
         do {
             if url.socketPath == nil && url.tls.mode != .disable {
                 try url.tls.checkFiles()
@@ -29,7 +32,7 @@ extension PostgresFeedStore {
             return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
         }
         let tryAllowedTLS = url.tls.mode == .allow && url.socketPath == nil
-        let encrypted = try bridge.wait {
+        let (encrypted, connection) = try bridge.wait {
             let connection: PostgresConnection
             do {
                 connection = try await connect(allowTLS: tryAllowedTLS && AllowedTLS.needsTLS(url))
@@ -39,15 +42,13 @@ extension PostgresFeedStore {
             }
             do {
                 try await PostgresSchema.migrate(connection)
-                let encrypted = try await isEncrypted(connection, url: url)
-                try await connection.close()
-                return encrypted
+                return (try await isEncrypted(connection, url: url), connection)
             } catch {
                 try? await connection.close()
                 throw error
             }
         }
-        return PostgresLink(url: url, encrypted: encrypted)
+        return (PostgresLink(url: url, encrypted: encrypted), connection)
     }
 
     /// Whether `connection` is encrypted, as the server's `pg_stat_ssl` says (what `feeds` and

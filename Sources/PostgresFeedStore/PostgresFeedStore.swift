@@ -29,7 +29,8 @@ public final class PostgresFeedStore: StoreDriver {
     public let link: PostgresLink
     /// Whether commits store each item's original JSON.
     public let keepRaw: Bool
-    let client: PostgresClient
+    /// The kept first connection and the pool (``PostgresConnections``).
+    let connections: PostgresConnections
     let bridge: PostgresBridge
     let runner: Task<Void, Never>
     let now: @Sendable () -> Date
@@ -56,13 +57,13 @@ public final class PostgresFeedStore: StoreDriver {
     public var location: String { url.redacted }
 
     private init(
-        url: PostgresURL, link: PostgresLink, client: PostgresClient, bridge: PostgresBridge, runner: Task<Void, Never>,
+        url: PostgresURL, link: PostgresLink, connections: PostgresConnections, bridge: PostgresBridge, runner: Task<Void, Never>,
         now: @escaping @Sendable () -> Date, keepRaw: Bool, claimTimeout: TimeInterval, readTimeout: Duration
     ) {
         self.readTimeout = readTimeout
         self.url = url
         self.link = link
-        self.client = client
+        self.connections = connections
         self.bridge = bridge
         self.runner = runner
         self.now = now
@@ -82,13 +83,17 @@ public final class PostgresFeedStore: StoreDriver {
     ) throws -> PostgresFeedStore {
         let bridge = PostgresBridge()
         let link: PostgresLink
+        var first: PostgresConnection?
         var configuration: PostgresClient.Configuration
         do {
-            link = try connectFirst(url: url, connectTimeout: connectTimeout, bridge: bridge)
+            let connected = try connectFirst(url: url, connectTimeout: connectTimeout, bridge: bridge)
+            (link, first) = (connected.0, connected.1)
             configuration = try url.clientConfiguration(maximumConnections: 8)
-        } catch let error as StoreError {
-            throw StoreError(kind: error.kind, path: url.redacted, operation: error.operation, detail: error.detail)
         } catch {
+            if let first { first.close().whenComplete { _ in withExtendedLifetime(first) {} } }
+            if let error = error as? StoreError {
+                throw StoreError(kind: error.kind, path: url.redacted, operation: error.operation, detail: error.detail)
+            }
             throw StoreError.postgres(error, url: url, operation: "open")
         }
         configuration.options.connectTimeout = connectTimeout
@@ -99,7 +104,7 @@ public final class PostgresFeedStore: StoreDriver {
         // (and some waited on it for good). The pool ends with ``close()``, when its pull is done.
         let runner = Task.detached(executorPreference: bridge.executor) { await client.run() }
         return PostgresFeedStore(
-            url: url, link: link, client: client, bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
+            url: url, link: link, connections: PostgresConnections(pool: client, first: first), bridge: bridge, runner: runner, now: now, keepRaw: keepRaw,
             claimTimeout: claimTimeout, readTimeout: readTimeout)
     }
 
@@ -118,6 +123,7 @@ public final class PostgresFeedStore: StoreDriver {
     /// on a 2-core machine. The connections close on their own a moment later.
     public func close() throws {
         runner.cancel()
+        connections.closeKept()
     }
 
     // MARK: - Error-mapping access
@@ -157,8 +163,8 @@ public final class PostgresFeedStore: StoreDriver {
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            return try await bridge.value(timeout: readTimeout) { [client] in
-                try await client.withConnection { connection in try await body(connection) }
+            return try await bridge.value(timeout: readTimeout) { [connections] in
+                try await connections.withConnection { connection in try await body(connection) }
             }
         } catch {
             throw mapped(error, operation: operation)
@@ -172,8 +178,8 @@ public final class PostgresFeedStore: StoreDriver {
     func statement<T: Sendable>(
         _ operation: String, timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) throws -> T {
-        try access(operation, timeout: timeout) { [client] in
-            try await client.withConnection { connection in try await body(connection) }
+        try access(operation, timeout: timeout) { [connections] in
+            try await connections.withConnection { connection in try await body(connection) }
         }
     }
 
@@ -182,8 +188,8 @@ public final class PostgresFeedStore: StoreDriver {
         _ operation: String, begin: PostgresQuery, timeout: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) throws -> T {
-        try access(operation, timeout: timeout) { [client] in
-            try await Self.runTransaction(on: client, begin: begin, body)
+        try access(operation, timeout: timeout) { [connections] in
+            try await Self.runTransaction(on: connections, begin: begin, body)
         }
     }
 
@@ -192,7 +198,7 @@ public final class PostgresFeedStore: StoreDriver {
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            return try await Self.runTransaction(on: client, begin: "BEGIN", body)
+            return try await Self.runTransaction(on: connections, begin: "BEGIN", body)
         } catch {
             throw mapped(error, operation: operation)
         }
@@ -202,9 +208,9 @@ public final class PostgresFeedStore: StoreDriver {
     /// again when PostgreSQL picked it as a deadlock's victim (two commits marking each other's
     /// rows shared).
     private static func runTransaction<T: Sendable>(
-        on client: PostgresClient, begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        on connections: PostgresConnections, begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await client.withConnection { connection in
+        try await connections.withConnection { connection in
             for attempt in 1...Self.deadlockAttempts {
                 try await connection.exec(begin)
                 do {
