@@ -96,6 +96,8 @@ def postgres_store(cluster, feeds, items, seed):
         return url, name, f"restored from {os.path.relpath(dump, ROOT)}", time.monotonic() - start
     subprocess.run([GENERATOR, "--db", url, "--feeds", str(feeds), "--items", str(items), "--seed", str(seed)],
                    check=True, stdout=sys.stderr)
+    subprocess.run(cluster.command("psql", "-q", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "postgres",
+                                   "-d", name, "-c", "VACUUM ANALYZE"), check=True, stdout=subprocess.DEVNULL)
     generated = time.monotonic() - start
     os.makedirs(CACHE, exist_ok=True)
     with open(dump + ".tmp", "wb") as f:

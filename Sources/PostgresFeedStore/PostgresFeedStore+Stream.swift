@@ -16,7 +16,8 @@ extension PostgresFeedStore {
     ) throws -> StoredStreamPage {
         let limit = max(1, limit)
         if !selection.narrows,
-            let page = try oneStatementPage(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit)
+            let page = try oneStatementPage(
+                feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: nil)
         {
             return page
         }
@@ -34,11 +35,13 @@ extension PostgresFeedStore {
         }
     }
 
-    /// The page ``stream(feeds:sources:selection:after:limit:)`` asks for, read in one statement
-    /// without a transaction when the kept feed table and repeats are current and one batch fills
-    /// it (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``); `nil` otherwise.
+    /// The page ``stream(feeds:sources:selection:after:limit:)`` asks for (or page 1, numbered
+    /// `page`), read in one statement without a transaction when the kept feed table and repeats
+    /// are current and one batch fills it (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``);
+    /// `nil` otherwise.
     private func oneStatementPage(
-        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        page: Int?
     ) throws -> StoredStreamPage? {
         try read("read the stream") { db in
             // Cold (a one-shot `show`, a server's first read): the table is read first, on its own.
@@ -56,7 +59,7 @@ extension PostgresFeedStore {
             guard read.changeNumber == table.version else { return nil }
             let total = Int(scan.visibleItems) - read.repeats
             self.oneStatementPages.add(1, ordering: .relaxed)
-            return try Self.page(read.rows, more: read.more, total: total, perPage: limit, page: nil, scan: scan)
+            return try Self.page(read.rows, more: read.more, total: total, perPage: limit, page: page, scan: scan)
         }
     }
 
@@ -65,7 +68,14 @@ extension PostgresFeedStore {
     public func stream(
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage {
-        try session("read the stream") { db in
+        // Page 1 is the page after no cursor, numbered.
+        if page <= 1, !selection.narrows,
+            let first = try oneStatementPage(
+                feeds: feeds, sources: sources, selection: selection, after: nil, limit: max(1, perPage), page: 1)
+        {
+            return first
+        }
+        return try session("read the stream") { db in
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
                 candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed), feedTable: self.feedTable)
