@@ -63,6 +63,49 @@ extension PostgresFeedStore {
         }
     }
 
+    /// Page `page` (past the first) of an unnarrowed listing, walked from the nearer end in one
+    /// statement when the kept feed table is current and the walk is short (the last pages, the
+    /// first few); `nil` otherwise. The total comes first (the kept counts, or one statement for
+    /// the repeats with its change number), since it places the page.
+    private func oneStatementNumberedPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
+    ) throws -> StoredStreamPage? {
+        try read("read the stream") { db in
+            let table = if let kept = self.feedTable.current { kept } else { try await self.feedTable.read(db) }
+            let scan = PostgresStreamScan(
+                db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
+                sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
+                selection: selection)
+            guard !scan.ranked.isEmpty else { return nil }
+            var repeats = self.repeatsCache.remembered(scan.ranked, at: table.version)
+            if repeats == nil {
+                var binds = PostgresBindings()
+                binds.append(scan.ranked)
+                let row = try await db.row(
+                    PostgresQuery(unsafeSQL: PostgresStreamScan.versionedRepeatsStatement, binds: binds))
+                guard let row, try row.get("version", Int64.self) == table.version else { return nil }
+                repeats = Int(try row.get("repeats", Int64.self))
+                self.repeatsCache.remember(repeats!, of: scan.ranked, at: table.version)
+            }
+            let total = Int(scan.visibleItems) - (repeats ?? 0)
+            var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
+            let wanted = window.reach + PostgresStreamScan.oneStatementSlack
+            guard !window.isEmpty, wanted <= PostgresStreamScan.maximumBatch,
+                let walk = try await scan.oneStatementWalk(
+                    reverse: window.fromBottom, after: nil, rows: wanted, repeats: repeats),
+                walk.changeNumber == table.version
+            else { return nil }
+            for row in walk.shown {
+                guard window.take(row) else { break }
+            }
+            // Short of the page: the slack went to hidden rows; the general read walks on.
+            guard window.rows.count == window.count else { return nil }
+            self.oneStatementPages.add(1, ordering: .relaxed)
+            return try Self.page(
+                window.rows[...], more: window.more, total: total, perPage: window.perPage, page: window.page, scan: scan)
+        }
+    }
+
     /// Page `page` (1-based) of the stream, `perPage` entries per page: walked from whichever end
     /// of the stream is nearer (the last page costs what the first does).
     public func stream(
@@ -74,6 +117,12 @@ extension PostgresFeedStore {
                 feeds: feeds, sources: sources, selection: selection, after: nil, limit: max(1, perPage), page: 1)
         {
             return first
+        }
+        if page > 1, !selection.narrows,
+            let numbered = try oneStatementNumberedPage(
+                feeds: feeds, sources: sources, selection: selection, page: page, perPage: perPage)
+        {
+            return numbered
         }
         return try session("read the stream") { db in
             let scan = try await Self.scan(

@@ -30,6 +30,19 @@ extension PostgresStreamScan {
         var repeats: Int
     }
 
+    /// What one statement walked: shown entries in walk order, and what the statement saw.
+    struct OneStatementWalk {
+        /// The shown entries of the rows read, in walk order.
+        var shown: [Row]
+        /// Whether the walk reached the end of the stream: the rows ran out before the count asked,
+        /// and no listed item is waiting to be placed (those come after every placed one).
+        var reachedEnd: Bool
+        /// The store's change number in the statement's snapshot.
+        var changeNumber: Int64
+        /// The listing's repeated entries at that change number.
+        var repeats: Int
+    }
+
     /// Rows read at least beyond the page's `limit + 1` (a prepared statement's size may give more):
     /// a shared row another listed feed carries first is not shown (under 1 % of rows in the
     /// benchmark's store), and each costs one row of slack.
@@ -39,31 +52,55 @@ extension PostgresStreamScan {
     /// `nil` when it cannot tell (see the type's notes). `repeats`: the listing's repeats when kept
     /// at ``changeNumber``; read by the statement otherwise.
     func oneStatementPage(after: StreamOrderKey?, limit: Int, repeats: Int?) async throws -> OneStatementPage? {
+        guard
+            let walk = try await oneStatementWalk(
+                reverse: false, after: after, rows: limit + 1 + Self.oneStatementSlack, repeats: repeats)
+        else { return nil }
+        // Fewer than a page and one shown, with the stream going on: the slack went to hidden rows.
+        guard walk.shown.count > limit || walk.reachedEnd else { return nil }
+        return OneStatementPage(
+            rows: walk.shown.prefix(limit), more: walk.shown.count > limit, changeNumber: walk.changeNumber,
+            repeats: walk.repeats)
+    }
+
+    /// The placed entries of the listing after `after` (from the top when `nil`; from the bottom
+    /// up with `reverse`), reading `rows` rows at most, in one statement; `nil` when the selection
+    /// narrows, nothing is listed, `after` is a pending item's key, no row came back (an empty
+    /// statement says nothing of the change number), or, walking up, items wait to be placed.
+    func oneStatementWalk(reverse: Bool, after: StreamOrderKey?, rows wanted: Int, repeats: Int?) async throws
+        -> OneStatementWalk?
+    {
         guard !selection.narrows, !ranked.isEmpty, after?.pending != 1 else { return nil }
         let filtered = ranked.count != sourceByFeed.count
         var binds = PostgresBindings()
         binds.append(ranked)
-        // From the top: a key before every placed one (no sort key is above +∞, no rank below 0), so
-        // that one statement serves both.
-        let from = after ?? StreamOrderKey(sortKey: .infinity, rank: -1, position: .min, feed: "", id: "")
-        Self.appendKey(from, pending: false, to: &binds)
-        let wanted = limit + 1 + Self.oneStatementSlack
+        // From an end: a key beyond every placed one (no sort key is above +∞ or below −∞), so that
+        // one statement serves both.
+        let end =
+            reverse
+            ? StreamOrderKey(sortKey: -.infinity, rank: .max, position: .max, feed: "", id: "")
+            : StreamOrderKey(sortKey: .infinity, rank: -1, position: .min, feed: "", id: "")
+        Self.appendKey(after ?? end, pending: false, to: &binds)
         var rows: [PostgresRow] = []
-        if !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
+        var asked = wanted
+        if !reverse, !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
+            asked = size.rawValue
             rows = try await size.rows(binds, on: db)
         } else {
             binds.append(Int64(wanted))
-            let sql = Self.oneStatementSQL(filtered: filtered, repeats: repeats == nil, rows: nil)
+            let sql = Self.oneStatementSQL(filtered: filtered, repeats: repeats == nil, reverse: reverse, rows: nil)
             rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds))
         }
         var batchRows: [BatchRow] = []
         var carriers: [String: StreamCarriers] = [:]
         var changeNumber: Int64?
+        var pendingItems = true
         var counted = repeats
         for raw in rows {
             var columns = PostgresColumns(raw)
             let row = try BatchRow(&columns)
             changeNumber = try columns.next(Int64.self)
+            pendingItems = try columns.next(Bool.self)
             let (feeds, positions, ids) = (
                 try columns.next([String]?.self), try columns.next([Int64]?.self), try columns.next([String]?.self)
             )
@@ -75,28 +112,31 @@ extension PostgresStreamScan {
             }
             batchRows.append(row)
         }
-        // An empty batch says nothing of the change number; the general read answers it.
         guard let changeNumber, let counted else { return nil }
+        // Items waiting to be placed are the bottom of the stream: a walk up from there starts with
+        // them, which this statement does not read.
+        if reverse, pendingItems { return nil }
         // The lateral join keeps each batch row once; its order is the plan's, so it is put back.
-        batchRows.sort { $0.key.precedes($1.key) }
-        let shown = entries(batchRows, carriers: carriers)
-        if shown.count > limit {
-            return OneStatementPage(rows: shown.prefix(limit), more: true, changeNumber: changeNumber, repeats: counted)
-        }
-        // Fewer than a page and one shown: either the slack went to hidden rows (read on), or the
-        // placed items ended (pending ones may follow): the general read decides.
-        return nil
+        batchRows.sort { reverse ? $1.key.precedes($0.key) : $0.key.precedes($1.key) }
+        return OneStatementWalk(
+            shown: entries(batchRows, carriers: carriers), reachedEnd: rows.count < asked && !pendingItems,
+            changeNumber: changeNumber, repeats: counted)
     }
 
-    /// The text of ``oneStatementPage(after:limit:repeats:)``'s statement, its binds the listing
-    /// (`$1`), the key it starts after (`$2`…`$6`) and, unless `rows` sets it, the rows to read
-    /// (`$7`); with `repeats`, it counts the listing's repeats too.
-    static func oneStatementSQL(filtered: Bool, repeats: Bool, rows: Int?) -> String {
-        let batch = batchText(filtered: filtered, pending: false, reverse: false, after: true, candidates: false)
+    /// The text of ``oneStatementWalk(reverse:after:rows:repeats:)``'s statement, its binds the
+    /// listing (`$1`), the key it starts after (`$2`…`$6`) and, unless `rows` sets it, the rows to
+    /// read (`$7`); with `repeats`, it counts the listing's repeats too. Its columns: the batch's
+    /// (``BatchRow``), the change number, whether any item waits to be placed, the carriers of a
+    /// shared row (feeds, positions, ids), and the repeats.
+    static func oneStatementSQL(filtered: Bool, repeats: Bool, reverse: Bool = false, rows: Int?) -> String {
+        let batch = batchText(filtered: filtered, pending: false, reverse: reverse, after: true, candidates: false)
         return """
-            SELECT page.*, change.version, carriers.feeds, carriers.positions, carriers.ids\(repeats ? ", counted.repeats" : "")
+            SELECT page.*, change.version, change.pending, carriers.feeds, carriers.positions, carriers.ids\(repeats ? ", counted.repeats" : "")
             FROM (SELECT \(columns) FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")) AS page
-            CROSS JOIN (SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version) AS change
+            CROSS JOIN (
+                SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version,
+                    EXISTS (SELECT 1 FROM item WHERE NOT staged AND sort_key IS NULL) AS pending
+            ) AS change
             \(repeats ? "CROSS JOIN (\(repeatsStatement)) AS counted" : "")
             LEFT JOIN LATERAL (
                 SELECT array_agg(carrier.feed) AS feeds, array_agg(carrier.feed_position) AS positions,

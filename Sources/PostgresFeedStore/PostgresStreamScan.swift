@@ -348,6 +348,12 @@ struct PostgresStreamScan {
         WHERE shared AND NOT staged AND feed = ANY($1::text[])
         """
 
+    /// The change number and the repeats of the listing `$1`, in one snapshot.
+    static let versionedRepeatsStatement = """
+        SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version, counted.repeats
+        FROM (\(repeatsStatement)) AS counted
+        """
+
     /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
     /// A narrowed read's total is kept until the change number moves (``StreamTotalsCache``).

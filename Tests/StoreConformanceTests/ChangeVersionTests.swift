@@ -91,4 +91,27 @@ struct ChangeVersionTests {
         try other.delete(feeds: ["b"])
         try expectPage("b deleted elsewhere", ["a7", "a6"], total: 7, feedsOf: ["a"])
     }
+
+    @Test("items waiting to be placed come after the placed ones, on every read (first page, page by number, after a cursor)",
+        arguments: StoreEngine.allCases)
+    func pendingItemsEndTheStream(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        // Undated items wait for `placeUndatedItems`: until then they follow every placed one.
+        try store.commitPull(pull("a", [item("a1", day: 1), item("a2", day: 2), item("a3", day: 3), item("u")]))
+        for round in 1...2 {  // the second round reads what the first kept
+            let context = "\(engine), round \(round)"
+            #expect(try store.stream(feeds: ["a"], limit: 10).entries.map(\.item.id) == ["a3", "a2", "a1", "u"], "\(context)")
+            #expect(
+                try store.stream(feeds: ["a"], page: 1, perPage: 10).entries.map(\.item.id) == ["a3", "a2", "a1", "u"],
+                "\(context)")
+            #expect(try store.stream(feeds: ["a"], page: 2, perPage: 2).entries.map(\.item.id) == ["a1", "u"], "\(context)")
+            let first = try store.stream(feeds: ["a"], limit: 2)
+            #expect(first.entries.map(\.item.id) == ["a3", "a2"] && first.totalItems == 4, "\(context)")
+            let rest = try store.stream(feeds: ["a"], after: try first.nextCursor.map(StreamCursor.init), limit: 10)
+            #expect(rest.entries.map(\.item.id) == ["a1", "u"] && rest.nextCursor == nil, "\(context)")
+        }
+    }
 }
