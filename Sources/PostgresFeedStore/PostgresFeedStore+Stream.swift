@@ -44,12 +44,7 @@ extension PostgresFeedStore {
         page: Int?
     ) throws -> StoredStreamPage? {
         try read("read the stream") { db in
-            // Cold (a one-shot `show`, a server's first read): the table is read first, on its own.
-            let table = if let kept = self.feedTable.current { kept } else { try await self.feedTable.read(db) }
-            let scan = PostgresStreamScan(
-                db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
-                sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
-                selection: selection)
+            let (table, scan) = try await self.keptScan(db, feeds: feeds, sources: sources, selection: selection)
             let kept = self.repeatsCache.remembered(scan.ranked, at: table.version)
             guard
                 let read = try await scan.oneStatementPage(after: cursor.map(StreamOrderKey.init), limit: limit, repeats: kept)
@@ -63,6 +58,20 @@ extension PostgresFeedStore {
         }
     }
 
+    /// The scan of a one-statement read: over the kept feed table, which may be older than the
+    /// store (the statement's change number tells). Cold (a one-shot `show`, a server's first
+    /// read), the table is read first, on its own.
+    private func keptScan(
+        _ db: PostgresConnection, feeds: [String], sources: [String]?, selection: StreamSelection
+    ) async throws -> (PostgresFeedTable.Snapshot, PostgresStreamScan) {
+        let table = if let kept = feedTable.current { kept } else { try await feedTable.read(db) }
+        let scan = PostgresStreamScan(
+            db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
+            sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
+            selection: selection)
+        return (table, scan)
+    }
+
     /// Page `page` (past the first) of an unnarrowed listing, walked from the nearer end in one
     /// statement when the kept feed table is current and the walk is short (the last pages, the
     /// first few); `nil` otherwise. The total comes first (the kept counts, or one statement for
@@ -71,11 +80,7 @@ extension PostgresFeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage? {
         try read("read the stream") { db in
-            let table = if let kept = self.feedTable.current { kept } else { try await self.feedTable.read(db) }
-            let scan = PostgresStreamScan(
-                db, ranked: StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources),
-                sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed, changeNumber: table.version,
-                selection: selection)
+            let (table, scan) = try await self.keptScan(db, feeds: feeds, sources: sources, selection: selection)
             guard !scan.ranked.isEmpty else { return nil }
             var repeats = self.repeatsCache.remembered(scan.ranked, at: table.version)
             if repeats == nil {
