@@ -70,6 +70,8 @@ let package = Package(
         .systemLibrary(
             name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]),
+        // glibc's <malloc.h>: `feedagg serve` limits its malloc arenas (nothing to link).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
@@ -179,6 +181,7 @@ let package = Package(
             name: "feedagg",
             dependencies: [
                 "FeedaggKit", "FeedStorage", "FeedStore", "FeedaggServer", "ExecSource", "WebFeedSource", workerCoordination,
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
