@@ -25,14 +25,8 @@ final class PostgresConnections: Sendable {
     /// Runs `body` on a connection no other call uses meanwhile.
     func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         if let connection = kept.withLock({ $0.take() }), !connection.isClosed {
-            do {
-                let result = try await body(connection)
-                giveBack(connection)
-                return result
-            } catch {
-                giveBack(connection)
-                throw error
-            }
+            defer { giveBack(connection) }
+            return try await body(connection)
         }
         return try await pool.withConnection(body)
     }
@@ -54,7 +48,7 @@ final class PostgresConnections: Sendable {
 
     /// Closes `connection` without waiting, holding it until it has closed (PostgresNIO expects a
     /// connection closed before it is released).
-    private static func close(_ connection: PostgresConnection?) {
+    static func close(_ connection: PostgresConnection?) {
         guard let connection, !connection.isClosed else { return }
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }

@@ -82,17 +82,19 @@ extension PostgresFeedStore {
         try read("read the stream") { db in
             let (table, scan) = try await self.keptScan(db, feeds: feeds, sources: sources, selection: selection)
             guard !scan.ranked.isEmpty else { return nil }
-            var repeats = self.repeatsCache.remembered(scan.ranked, at: table.version)
-            if repeats == nil {
+            let repeats: Int
+            if let kept = self.repeatsCache.remembered(scan.ranked, at: table.version) {
+                repeats = kept
+            } else {
                 var binds = PostgresBindings()
                 binds.append(scan.ranked)
                 let row = try await db.row(
                     PostgresQuery(unsafeSQL: PostgresStreamScan.versionedRepeatsStatement, binds: binds))
                 guard let row, try row.get("version", Int64.self) == table.version else { return nil }
-                repeats = Int(try row.get("repeats", Int64.self))
-                self.repeatsCache.remember(repeats!, of: scan.ranked, at: table.version)
+                repeats = self.repeatsCache.remember(
+                    Int(try row.get("repeats", Int64.self)), of: scan.ranked, at: table.version)
             }
-            let total = Int(scan.visibleItems) - (repeats ?? 0)
+            let total = Int(scan.visibleItems) - repeats
             var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
             let wanted = window.reach + PostgresStreamScan.oneStatementSlack
             guard !window.isEmpty, wanted <= PostgresStreamScan.maximumBatch,

@@ -90,7 +90,7 @@ public final class PostgresFeedStore: StoreDriver {
             (link, first) = (connected.0, connected.1)
             configuration = try url.clientConfiguration(maximumConnections: 8)
         } catch {
-            if let first { first.close().whenComplete { _ in withExtendedLifetime(first) {} } }
+            PostgresConnections.close(first)
             if let error = error as? StoreError {
                 throw StoreError(kind: error.kind, path: url.redacted, operation: error.operation, detail: error.detail)
             }
