@@ -86,10 +86,10 @@ extension SearchIndex {
     /// Schema `v8`: `item_search_shared`, a second contentless FTS5 index holding only the rows
     /// marked `shared` (under 1 % of a store), kept in step by triggers.
     ///
-    /// A count of a words-only query is FTS5's count of its matches, corrected for the matching
-    /// rows that are not entries of their own: the shared ones (counted by dedup key) and the
-    /// staged ones. Finding the shared ones among a broad query's matches meant testing each
-    /// match (190,000 at 1,000,000 items, about 30 ms); this index answers it from the few.
+    /// It was made for the count of a words-only query (FTS5's count corrected for the shared
+    /// matches, found from the few shared rows instead of testing each match). That count is now
+    /// made from sets (``SearchDocuments``) and no read uses this index; it is still kept in step,
+    /// as a store migrated to `v8` expects, and costs a write only for the shared rows.
     ///
     /// `item_shared` gains the feed position and id, so the shared entries among the matches
     /// are ranked from the index alone.

@@ -18,8 +18,10 @@ extension FeedStore {
         try reading("read the stream") { db in
             let listing = try StreamListing.cached(db, feeds: feeds, sources: sources, in: listingCache)
             let limit = max(1, limit)
+            let matches = try listing.matches(db, selection: selection, documents: searchDocuments)
             let scan = try StreamScan(
-                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
+                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed),
+                indexMatches: matches?.count)
             var rows: [StreamScan.Row] = []
             try scan.walk(after: cursor.map(StreamOrderKey.init)) { row in
                 rows.append(row)
@@ -27,7 +29,10 @@ extension FeedStore {
             }
             return try Self.page(
                 rows.prefix(limit), more: rows.count > limit, scan: scan,
-                total: try listing.totalItems(db, selection: selection, repeats: repeatsCache, totals: totalsCache), perPage: limit, page: nil, selection: selection, in: db)
+                total: try listing.totalItems(
+                    db, selection: selection, repeats: repeatsCache, totals: totalsCache, documents: searchDocuments,
+                    matches: matches),
+                perPage: limit, page: nil, selection: selection, in: db)
         }
     }
 
@@ -37,9 +42,13 @@ extension FeedStore {
     ) throws -> StoredStreamPage {
         try reading("read the stream") { db in
             let listing = try StreamListing.cached(db, feeds: feeds, sources: sources, in: listingCache)
-            let total = try listing.totalItems(db, selection: selection, repeats: repeatsCache, totals: totalsCache)
+            let matches = try listing.matches(db, selection: selection, documents: searchDocuments)
+            let total = try listing.totalItems(
+                db, selection: selection, repeats: repeatsCache, totals: totalsCache, documents: searchDocuments,
+                matches: matches)
             let scan = try StreamScan(
-                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed))
+                db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed),
+                indexMatches: matches?.count)
             var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty { try scan.walk(reverse: window.fromBottom) { window.take($0) } }
             return try Self.page(

@@ -56,8 +56,12 @@ struct StreamListing: Sendable {
     ///
     /// The total is kept until the store changes (``StreamTotalsCache``), so the pages of one
     /// listing or search after the first cost no count.
+    ///
+    /// `matches` are the rows of a words-only query (``matches(_:selection:documents:)``), when
+    /// the caller has them.
     func totalItems(
-        _ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache, totals: StreamTotalsCache
+        _ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache, totals: StreamTotalsCache,
+        documents: SearchDocuments, matches: DocumentSet? = nil
     ) throws -> Int {
         guard selection.narrows else {
             return try totals.count(
@@ -66,8 +70,12 @@ struct StreamListing: Sendable {
         }
         guard !ranked.isEmpty else { return 0 }
         let count = {
-            if let set = selection.textOnly, ranked.count == sourceByFeed.count {
-                return try totalItems(db, textOnly: set)
+            // Words only, over every stored feed: a row matches exactly when the index has it,
+            // so the count is set arithmetic over the rows of the query's terms.
+            if ranked.count == sourceByFeed.count,
+                let matches = try matches ?? self.matches(db, selection: selection, documents: documents)
+            {
+                return try documents.entries(db, listing: self).count(matches)
             }
             let (sql, binds) = SelectionCount.statement(
                 SQLiteSelectionDialect(), listing: ranked, sourceByFeed: sourceByFeed, selection: selection)
@@ -78,37 +86,12 @@ struct StreamListing: Sendable {
             of: StreamTotalsKey(listing: ranked, selection: selection), at: changeVersion, count: count)
     }
 
-    /// ``totalItems(_:selection:)`` of a query of words only (no `-`, no rules that hide, no
-    /// field other than text) over every stored feed: then a row matches exactly when the index
-    /// has it, and FTS5 counts the matches itself. Only the few special rows among them are
-    /// looked up, never every match: the shared ones (their entries are counted by key), found by
-    /// their own index (`item_search_shared`), and the staged ones (invisible; rows exist only
-    /// while a pull writes), each tested.
-    private func totalItems(_ db: Database, textOnly set: TextSet) throws -> Int {
-        let expression = SQLiteSelectionDialect().indexQuery(set)
-        // `hit`: the shared visible rows that match, read from `item_shared` (which covers what
-        // the entries' order needs) where the shared rows' own index has them.
-        let sql = """
-            WITH stream_listing(rank, feed) AS MATERIALIZED (SELECT key, value FROM json_each(?2)),
-            matched(doc) AS MATERIALIZED (SELECT rowid FROM item_search_shared WHERE item_search_shared MATCH ?1),
-            hit AS MATERIALIZED (
-                SELECT dedup_key, doc FROM item INDEXED BY item_shared WHERE shared = 1 AND staged = 0 AND doc IN matched),
-            staged_hit AS MATERIALIZED (
-                SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1 AND \(SQLiteSelectionDialect.rowTest("item", "?3")))
-            SELECT (SELECT COUNT(*) FROM item_search WHERE item_search MATCH ?1)
-                - (SELECT COUNT(*) FROM hit) - (SELECT COUNT(*) FROM staged_hit)
-                + (SELECT COUNT(*) FROM (
-                    SELECT matched, ROW_NUMBER() OVER (PARTITION BY dedup_key ORDER BY listing_rank, feed_position, id) AS place
-                    FROM (
-                        SELECT dedup_key, feed_position, id,
-                            (SELECT rank FROM stream_listing WHERE stream_listing.feed = item.feed) AS listing_rank,
-                            doc IN (SELECT doc FROM hit) AS matched
-                        FROM item INDEXED BY item_shared
-                        WHERE shared = 1 AND staged = 0 AND dedup_key IN (SELECT dedup_key FROM hit))
-                ) WHERE place = 1 AND matched = 1)
-            """
-        let listing = String(decoding: try JSONSerialization.data(withJSONObject: ranked), as: UTF8.self)
-        return try Int.fetchOne(db, sql: sql, arguments: [expression, listing, set.rowTest]) ?? 0
+    /// The index's rows matching a words-only query (``StreamSelection/textOnly``), from the rows
+    /// of its terms (the frequent ones kept per change: ``SearchDocuments``); `nil` for any other
+    /// selection. A read works them out once: they bound its walk and make its count.
+    func matches(_ db: Database, selection: StreamSelection, documents: SearchDocuments) throws -> DocumentSet? {
+        guard let set = selection.textOnly else { return nil }
+        return try set.documents { try documents.documents(db, of: $0, at: changeVersion) }
     }
 
     /// The visible items of the listed feeds less the repeated entries (counted once per change of
@@ -180,9 +163,12 @@ final class StreamScan {
     /// `searchCandidateLimit`).
     static let candidateLimit = 20_000
 
+    /// `indexMatches` is the number of the index's rows the selection's bound holds, when the
+    /// caller knows it (a words-only query's rows, ``StreamListing/matches(_:selection:documents:)``);
+    /// else the index counts them, up to the limit.
     init(
         _ db: Database, listing: StreamListing, selection: StreamSelection = .everything,
-        candidateLimit: Int = StreamScan.candidateLimit
+        candidateLimit: Int = StreamScan.candidateLimit, indexMatches: Int? = nil
     ) throws {
         self.db = db
         self.listing = listing
@@ -201,7 +187,8 @@ final class StreamScan {
             }
             let expression = dialect.indexQuery(set)
             // Counted no further than the limit: a broad set's full count is most of a page's cost.
-            let bound = try Int.fetchOne(
+            let known = selection.textOnly == set ? indexMatches : nil
+            let bound = try known ?? Int.fetchOne(
                 db,
                 sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_search WHERE item_search MATCH ? LIMIT ?)",
                 arguments: [expression, candidateLimit + 1]) ?? 0

@@ -53,14 +53,17 @@ struct SearchIndexTests {
         }
     }
 
-    @Test("the migration indexes the items a store held before it")
-    func migrationBackFills() throws {
+    @Test(
+        "the migration indexes the items a store held before it; staged and shared rows are counted right, from read and from kept sets",
+        arguments: [false, true])
+    func migrationBackFills(keepsEveryTerm: Bool) throws {
         let dir = try TemporaryFolder("search-v7")
         defer { dir.remove() }
         let path = dir.path("old.sqlite")
         try SchemaV5MigrationTests.writeV4Store(at: path)
         let store = try FeedStore.open(path: path)
         defer { try? store.close() }
+        if keepsEveryTerm { store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed) }
         #expect(try Self.ids(store, "a1", feeds: ["a", "b", "c"]) == ["a/a1", "b/a1"])
         // b1 shares its URL with a2 and c1: the stream shows a's copy, "title a2", which the
         // query is matched against.
@@ -129,6 +132,48 @@ struct SearchIndexTests {
         #expect(try Self.ids(reopened, "creme", feeds: ["a", "b", "c"]) == ["b/3"])
         #expect(try Self.ids(reopened, "brulee", feeds: ["a", "b", "c"]) == ["c/4"])
         #expect(try Self.sharedIndexMismatches(path) == [])
+    }
+
+    @Test("a count made from kept sets follows every change, also another handle's commits")
+    func keptSetsFollowChanges() throws {
+        let dir = try TemporaryFolder("search-kept-sets")
+        defer { dir.remove() }
+        let path = dir.path("store.sqlite")
+        let store = try FeedStore.open(path: path)
+        defer { try? store.close() }
+        // Every term's rows and the entry sets are kept, whatever their size.
+        store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed)
+        let writer = try FeedStore.open(path: path)
+        defer { try? writer.close() }
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        func commit(_ store: FeedStore, _ feed: String, _ items: [FeedItem]) throws {
+            try store.commitPull(
+                feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
+                error: nil, cacheEntries: [])
+        }
+        func total(_ query: String) throws -> Int {
+            try store.stream(
+                feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
+                after: nil, limit: 10
+            ).totalItems
+        }
+        try commit(store, "a", [FeedItem(id: "1", title: "swift notes", updated: day), FeedItem(id: "2", title: "rust", updated: day)])
+        try commit(store, "b", [FeedItem(id: "3", title: "go", updated: day)])
+        #expect(try total("swift OR rust") == 2)
+        // Another handle adds a match and a copy of a/1 (the same id: one entry of two rows).
+        try commit(writer, "b", [
+            FeedItem(id: "3", title: "go", updated: day), FeedItem(id: "4", title: "swift again", updated: day),
+            FeedItem(id: "1", title: "a copy", updated: day),
+        ])
+        #expect(try total("swift OR rust") == 3)
+        #expect(try total("swift") == 2)
+        // A changed title leaves the sets kept for the old one.
+        try commit(writer, "a", [FeedItem(id: "1", title: "swift notes", updated: day), FeedItem(id: "2", title: "go", updated: day)])
+        #expect(try total("swift OR rust") == 2)
+        #expect(try total("go") == 2)
+        try writer.delete(feeds: ["b"])
+        #expect(try total("swift OR rust OR go") == 2)
+        #expect(try total("swift") == 1)
     }
 
     @Test("a row written without a key (another program's insert) gets one and is indexed")
