@@ -21,9 +21,13 @@ extension FeedStore {
             let matches = try listing.matches(db, selection: selection, documents: searchDocuments)
             let scan = try StreamScan(
                 db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed),
-                indexMatches: matches?.count)
+                matches: matches)
             var rows: [StreamScan.Row] = []
-            try scan.walk(after: cursor.map(StreamOrderKey.init)) { row in
+            try scan.walk(
+                after: cursor.map(StreamOrderKey.init), wanted: limit + 1,
+                entries: { try listing.totalItems(db, repeats: repeatsCache) }, reset: { rows.removeAll() },
+                budget: searchWalkBudget
+            ) { row in
                 rows.append(row)
                 return rows.count <= limit
             }
@@ -34,6 +38,13 @@ extension FeedStore {
                     matches: matches),
                 perPage: limit, page: nil, selection: selection, in: db)
         }
+    }
+
+    /// The walk budget tests set (``StreamScan/walk(reverse:after:wanted:entries:reset:budget:_:)``);
+    /// `nil` when unset.
+    private var searchWalkBudget: Int? {
+        let budget = searchWalkBudgetOverride.load(ordering: .relaxed)
+        return budget > 0 ? budget : nil
     }
 
     /// Page `page` (1-based) of the stream, `perPage` entries per page; see ``stream(feeds:sources:after:limit:)``.
@@ -48,9 +59,16 @@ extension FeedStore {
                 matches: matches)
             let scan = try StreamScan(
                 db, listing: listing, selection: selection, candidateLimit: searchCandidateLimit.load(ordering: .relaxed),
-                indexMatches: matches?.count)
+                matches: matches)
             var window = StreamPageWindow<StreamScan.Row>(page: page, perPage: perPage, total: total)
-            if !window.isEmpty { try scan.walk(reverse: window.fromBottom) { window.take($0) } }
+            if !window.isEmpty {
+                try scan.walk(
+                    reverse: window.fromBottom, wanted: window.reach,
+                    entries: { try listing.totalItems(db, repeats: repeatsCache) },
+                    reset: { window = StreamPageWindow(page: page, perPage: perPage, total: total) },
+                    budget: searchWalkBudget
+                ) { window.take($0) }
+            }
             return try Self.page(
                 window.rows[...], more: window.more, scan: scan, total: total, perPage: window.perPage,
                 page: window.page, selection: selection, in: db)

@@ -53,6 +53,10 @@ public final class FeedStore: StoreDriver {
     /// How many rows of the full-text index a search's walk reads and sorts instead of walking the
     /// stream index (``StreamScan/candidateLimit``); tests lower it to walk every search.
     package let searchCandidateLimit = Atomic<Int>(StreamScan.candidateLimit)
+    /// Test hook: when above 0, a words-only search whose index candidates would be read walks the
+    /// stream index first with this budget of rows, then reads the candidates if it runs out
+    /// (``StreamScan/walk(reverse:after:wanted:entries:reset:budget:_:)``).
+    package let searchWalkBudgetOverride = Atomic<Int>(0)
     /// The writer's own automatic checkpoint, a backstop behind ``checkpointer`` (pages of 4 KiB).
     static let autocheckpointPages = 10_000
 

@@ -147,7 +147,7 @@ final class StreamScan {
     /// The listed feeds carrying each shared entry shown, in rank order, by row id.
     private(set) var carriers: [Int64: [String]] = [:]
 
-    private static let columns = "rowid, sort_key, feed, feed_position, id, shared"
+    private static let columns = "rowid, sort_key, feed, feed_position, id, shared, doc"
 
     /// The query and filter rules.
     private let selection: StreamSelection
@@ -156,6 +156,13 @@ final class StreamScan {
     private var candidates: String?
     /// Whether the index says no row can match.
     private var nothing = false
+    /// The index's rows of a words-only query, which a walk of the stream index tests rows against.
+    private var matchSet: DocumentSet?
+    /// The rows a walk may read (``walkFirst(budget:)``), the rows it has read, and the candidates'
+    /// expression it will read instead past the budget.
+    private var walkBudget: Int?
+    private var walkedRows = 0
+    private var candidateExpression: String?
 
     /// Above this many rows in the index's bound, a walk reads the stream index in order and
     /// tests each row (the matches are dense enough to fill a page soon); at or below it, the
@@ -163,12 +170,13 @@ final class StreamScan {
     /// `searchCandidateLimit`).
     static let candidateLimit = 20_000
 
-    /// `indexMatches` is the number of the index's rows the selection's bound holds, when the
-    /// caller knows it (a words-only query's rows, ``StreamListing/matches(_:selection:documents:)``);
-    /// else the index counts them, up to the limit.
+    /// `matches` are the index's rows of a words-only query, when the caller has them
+    /// (``StreamListing/matches(_:selection:documents:)``): their size is the bound, and a walk of
+    /// the stream index tests each row's key against them instead of the row's text. Without
+    /// them the index counts the bound, up to the limit.
     init(
         _ db: Database, listing: StreamListing, selection: StreamSelection = .everything,
-        candidateLimit: Int = StreamScan.candidateLimit, indexMatches: Int? = nil
+        candidateLimit: Int = StreamScan.candidateLimit, matches: DocumentSet? = nil
     ) throws {
         self.db = db
         self.listing = listing
@@ -187,13 +195,56 @@ final class StreamScan {
             }
             let expression = dialect.indexQuery(set)
             // Counted no further than the limit: a broad set's full count is most of a page's cost.
-            let known = selection.textOnly == set ? indexMatches : nil
-            let bound = try known ?? Int.fetchOne(
+            matchSet = selection.textOnly == set ? matches : nil
+            let bound = try matchSet?.count ?? Int.fetchOne(
                 db,
                 sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item_search WHERE item_search MATCH ? LIMIT ?)",
                 arguments: [expression, candidateLimit + 1]) ?? 0
             if bound <= candidateLimit { candidates = expression }
         }
+    }
+
+    /// Thrown by a walk that read more rows than its budget (``walkFirst(budget:)``).
+    private struct BudgetSpent: Error {}
+
+    /// Walks as ``walk(reverse:after:_:)`` a read that takes about `wanted` entries, choosing
+    /// first how: where the index's candidates would be read and sorted, a words-only query whose
+    /// matches are known walks the stream index instead when that should read far fewer rows
+    /// (a match every `entries / matches` rows, `entries` the listing's unfiltered total). If
+    /// the matches turn out gathered in one stretch (a word only old items have), the walk stops
+    /// at four times the rows expected, `reset` empties what `body` took, and the candidates are
+    /// read after all. `budget`, when set (tests), is the walk's budget whatever the expectation.
+    func walk(
+        reverse: Bool = false, after: StreamOrderKey? = nil, wanted: Int, entries: () throws -> Int, reset: () -> Void,
+        budget: Int? = nil, _ body: (Row) throws -> Bool
+    ) throws {
+        if let budget {
+            walkFirst(budget: budget)
+        } else if candidates != nil, let matchCount = matchSet?.count {
+            let expected = wanted * (try entries() / max(1, matchCount) + 1)
+            if expected * 4 < matchCount { walkFirst(budget: max(1_000, expected * 4)) }
+        }
+        do {
+            try walk(reverse: reverse, after: after, body)
+        } catch is BudgetSpent {
+            reset()
+            readCandidates()
+            try walk(reverse: reverse, after: after, body)
+        }
+    }
+
+    /// Walks the stream index instead of reading the index's candidates, reading at most `budget`
+    /// rows (past it a walk throws ``BudgetSpent``).
+    private func walkFirst(budget: Int) {
+        guard let expression = candidates, matchSet != nil else { return }
+        (walkBudget, walkedRows, candidates, candidateExpression) = (budget, 0, nil, expression)
+    }
+
+    /// After ``BudgetSpent``: reads the index's candidates again, with no budget.
+    private func readCandidates() {
+        guard let expression = candidateExpression else { return }
+        (walkBudget, candidates, candidateExpression) = (nil, expression, nil)
+        carriers.removeAll()
     }
 
     /// The condition (` AND …`) a walked row (`item`) meets to be shown under the selection, for a
@@ -204,7 +255,7 @@ final class StreamScan {
             // Words only: a row is shown when the index has it. Reading the index's candidates,
             // every row read is one; walking the stream index, one test of the whole set (not
             // one per word) on the row's own text.
-            if candidates != nil { return ("", []) }
+            if candidates != nil || matchSet != nil { return ("", []) }
             return (" AND " + SQLiteSelectionDialect.rowTest("item", "?\(binds + 1)"), [set.rowTest])
         }
         var sql = SelectionSQL(
@@ -272,7 +323,7 @@ final class StreamScan {
         let rows = try GRDB.Row.fetchCursor(db, sql: sql, arguments: arguments)
         var group: [Row] = []
         while let raw = try rows.next() {
-            guard let row = listed(raw) else { continue }
+            guard let row = try listed(raw) else { continue }
             if let first = group.first, first.sortKey != row.sortKey {
                 guard try emit(&group, reverse: reverse, after: after, body) else { return false }
             }
@@ -300,7 +351,7 @@ final class StreamScan {
             if let after, after.pending == 1, let rank = listing.rankByFeed[feed], rank < after.rank { continue }
             let rows = try GRDB.Row.fetchCursor(statement, arguments: fromArguments + [feed] + shown.arguments)
             while let raw = try rows.next() {
-                guard let row = listed(raw) else { continue }
+                guard let row = try listed(raw) else { continue }
                 if let after, !after.precedes(row.key) { continue }
                 guard try !isShadowed(row) else { continue }
                 guard try body(row) else { return false }
@@ -327,7 +378,14 @@ final class StreamScan {
         return true
     }
 
-    private func listed(_ raw: GRDB.Row) -> Row? {
+    private func listed(_ raw: GRDB.Row) throws -> Row? {
+        if candidates == nil, let matchSet {
+            if let budget = walkBudget {
+                walkedRows += 1
+                if walkedRows > budget { throw BudgetSpent() }
+            }
+            guard let doc: Int64 = raw[6], matchSet.contains(doc) else { return nil }
+        }
         let feed: String = raw[2]
         guard let rank = listing.rankByFeed[feed] else { return nil }
         return Row(

@@ -176,6 +176,52 @@ struct SearchIndexTests {
         #expect(try total("swift") == 1)
     }
 
+    @Test("a search walking the stream index that runs out of budget reads the candidates, with the same pages")
+    func walkBudget() throws {
+        let dir = try TemporaryFolder("search-walk-budget")
+        defer { dir.remove() }
+        let store = try FeedStore.open(path: dir.path("store.sqlite"))
+        defer { try? store.close() }
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        // 40 items, newest first by id; `swift` in the three newest and the ten oldest: a walk
+        // hands the first three over, then reads the plain middle.
+        let items = (0..<40).map { n in
+            FeedItem(
+                id: "\(n)", title: n < 3 || n >= 30 ? "swift \(n)" : "plain \(n)", updated: day.addingTimeInterval(-Double(n) * 60))
+        }
+        try store.commitPull(
+            feed: "a", source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
+            error: nil, cacheEntries: [])
+        let selection = StreamSelection(query: try SearchQuery(parsing: "swift"))
+        func walk() throws -> [String] {
+            var ids: [String] = []
+            var cursor: StreamCursor?
+            repeat {
+                let page = try store.stream(feeds: ["a"], sources: nil, selection: selection, after: cursor, limit: 5)
+                #expect(page.totalItems == 13)
+                ids += page.entries.map(\.item.id)
+                cursor = try page.nextCursor.map(StreamCursor.init)
+            } while cursor != nil
+            return ids
+        }
+        func numbered() throws -> [[String]] {
+            try (1...3).map { number in
+                try store.stream(feeds: ["a"], sources: nil, selection: selection, page: number, perPage: 5).entries.map(\.item.id)
+            }
+        }
+        let expected = ["0", "1", "2"] + (30..<40).map { "\($0)" }
+        #expect(try walk() == expected)
+        #expect(try numbered() == [Array(expected[0..<5]), Array(expected[5..<10]), Array(expected[10...])])
+        // Ten rows: the three matches are handed over before the budget runs out in the middle.
+        store.searchWalkBudgetOverride.store(10, ordering: .relaxed)
+        #expect(try walk() == expected)
+        #expect(try numbered() == [Array(expected[0..<5]), Array(expected[5..<10]), Array(expected[10...])])
+        // Room to finish: the walk alone.
+        store.searchWalkBudgetOverride.store(1_000, ordering: .relaxed)
+        #expect(try walk() == expected)
+        #expect(try numbered() == [Array(expected[0..<5]), Array(expected[5..<10]), Array(expected[10...])])
+    }
+
     @Test("a row written without a key (another program's insert) gets one and is indexed")
     func keylessInsert() throws {
         let dir = try TemporaryFolder("search-keyless")
