@@ -147,7 +147,11 @@ final class StreamScan {
     /// The listed feeds carrying each shared entry shown, in rank order, by row id.
     private(set) var carriers: [Int64: [String]] = [:]
 
-    private static let columns = "rowid, sort_key, feed, feed_position, id, shared, doc"
+    /// What a walk reads of each row: all from `item_stream_order`, which covers it, and the
+    /// index key `doc` (from the table) only where rows are tested against the query's rows.
+    private var columns: String {
+        "rowid, sort_key, feed, feed_position, id, shared" + (matchSet == nil ? "" : ", doc")
+    }
 
     /// The query and filter rules.
     private let selection: StreamSelection
@@ -308,7 +312,7 @@ final class StreamScan {
     private func walkPlaced(reverse: Bool, after: StreamOrderKey?, _ body: (Row) throws -> Bool) throws -> Bool {
         if let after, after.pending == 1 { return true }
         let (from, fromArguments) = source(index: "item_stream_order")
-        var sql = "SELECT \(Self.columns) \(from) AND sort_key IS NOT NULL"
+        var sql = "SELECT \(columns) \(from) AND sort_key IS NOT NULL"
         var arguments = fromArguments
         var plain = candidates == nil ? 0 : 1
         if let after {
@@ -344,7 +348,7 @@ final class StreamScan {
         let shown = shown(after: candidates == nil ? 1 : 2)
         let statement = try db.cachedStatement(
             sql: """
-                SELECT \(Self.columns) \(from) AND sort_key IS NULL AND feed = ?\(shown.sql)
+                SELECT \(columns) \(from) AND sort_key IS NULL AND feed = ?\(shown.sql)
                 ORDER BY feed_position \(direction), id \(direction)
                 """)
         for feed in reverse ? listing.ranked.reversed() : listing.ranked {
