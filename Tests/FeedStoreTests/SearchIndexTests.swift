@@ -53,6 +53,13 @@ struct SearchIndexTests {
         }
     }
 
+    /// A complete pull of `items` into `feed` (a `github.repos` feed) of `store`.
+    static func commit(_ store: FeedStore, _ feed: String, _ items: [FeedItem]) throws {
+        try store.commitPull(
+            feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
+            error: nil, cacheEntries: [])
+    }
+
     @Test(
         "the migration indexes the items a store held before it; staged and shared rows are counted right, from read and from kept sets",
         arguments: [false, true])
@@ -92,11 +99,7 @@ struct SearchIndexTests {
         let store = try FeedStore.open(path: path)
         defer { try? store.close() }
         let day = Date(timeIntervalSince1970: 1_700_000_000)
-        func commit(_ feed: String, _ items: [FeedItem]) throws {
-            try store.commitPull(
-                feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
-                error: nil, cacheEntries: [])
-        }
+        func commit(_ feed: String, _ items: [FeedItem]) throws { try Self.commit(store, feed, items) }
         try commit("a", [
             FeedItem(id: "1", title: "Crème brûlée recipes", summary: "server-side", updated: day),
             FeedItem(id: "2", title: "Rust notes", author: FeedAuthor(name: "Zoë"), updated: day),
@@ -146,11 +149,7 @@ struct SearchIndexTests {
         let writer = try FeedStore.open(path: path)
         defer { try? writer.close() }
         let day = Date(timeIntervalSince1970: 1_700_000_000)
-        func commit(_ store: FeedStore, _ feed: String, _ items: [FeedItem]) throws {
-            try store.commitPull(
-                feed: feed, source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
-                error: nil, cacheEntries: [])
-        }
+        let commit = Self.commit
         func total(_ query: String) throws -> Int {
             try store.stream(
                 feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
@@ -189,9 +188,7 @@ struct SearchIndexTests {
             FeedItem(
                 id: "\(n)", title: n < 3 || n >= 30 ? "swift \(n)" : "plain \(n)", updated: day.addingTimeInterval(-Double(n) * 60))
         }
-        try store.commitPull(
-            feed: "a", source: "github.repos", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
-            error: nil, cacheEntries: [])
+        try Self.commit(store, "a", items)
         let selection = StreamSelection(query: try SearchQuery(parsing: "swift"))
         func walk() throws -> [String] {
             var ids: [String] = []
