@@ -257,8 +257,9 @@ final class StreamScan {
         guard selection.narrows else { return ("", []) }
         if let set = selection.textOnly {
             // Words only: a row is shown when the index has it. Reading the index's candidates,
-            // every row read is one; walking the stream index, one test of the whole set (not
-            // one per word) on the row's own text.
+            // every row read is one; walking the stream index, a row is tested against the
+            // query's rows where they are known (in `listed`), else by one test of the whole
+            // set (not one per word) on the row's own text.
             if candidates != nil || matchSet != nil { return ("", []) }
             return (" AND " + SQLiteSelectionDialect.rowTest("item", "?\(binds + 1)"), [set.rowTest])
         }
