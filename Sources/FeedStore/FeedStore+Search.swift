@@ -88,7 +88,7 @@ extension SearchIndex {
     ///
     /// It was made for the count of a words-only query (FTS5's count corrected for the shared
     /// matches, found from the few shared rows instead of testing each match). That count is now
-    /// made from sets (``SearchDocuments``) and no read uses this index; it is still kept in step,
+    /// made from sets (``SearchDocumentCache``) and no read uses this index; it is still kept in step,
     /// as a store migrated to `v8` expects, and costs a write only for the shared rows.
     ///
     /// `item_shared` gains the feed position and id, so the shared entries among the matches

@@ -43,8 +43,8 @@ public final class FeedStore: StoreDriver {
     /// Reads' totals, counted once per change (``StreamTotalsCache``).
     let totalsCache = StreamTotalsCache()
     /// The frequent search terms' rows and the entry sets a search's count combines them with,
-    /// once per change (``SearchDocuments``).
-    let searchDocuments = SearchDocuments()
+    /// once per change (``SearchDocumentCache``).
+    let searchDocuments = SearchDocumentCache()
     /// The listings reads resolve (the stored feeds' sources and ranks), once per change; each
     /// holds a map of every stored feed, so fewer are kept than counts.
     let listingCache = StoreChangeCache<StreamListing.Key, StreamListing>(capacity: 64)

@@ -61,7 +61,7 @@ struct StreamListing: Sendable {
     /// the caller has them.
     func totalItems(
         _ db: Database, selection: StreamSelection, repeats cache: StreamRepeatsCache, totals: StreamTotalsCache,
-        documents: SearchDocuments, matches: DocumentSet? = nil
+        documents: SearchDocumentCache, matches: DocumentSet? = nil
     ) throws -> Int {
         guard selection.narrows else {
             return try totals.count(
@@ -87,9 +87,9 @@ struct StreamListing: Sendable {
     }
 
     /// The index's rows matching a words-only query (``StreamSelection/textOnly``), from the rows
-    /// of its terms (the frequent ones kept per change: ``SearchDocuments``); `nil` for any other
+    /// of its terms (the frequent ones kept per change: ``SearchDocumentCache``); `nil` for any other
     /// selection. A read works them out once: they bound its walk and make its count.
-    func matches(_ db: Database, selection: StreamSelection, documents: SearchDocuments) throws -> DocumentSet? {
+    func matches(_ db: Database, selection: StreamSelection, documents: SearchDocumentCache) throws -> DocumentSet? {
         guard let set = selection.textOnly else { return nil }
         return try set.documents { try documents.documents(db, of: $0, at: changeVersion) }
     }

@@ -30,7 +30,7 @@ extension PostgresFeedStore {
                 rows.append(row)
                 return rows.count <= limit
             }
-            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
+            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache, documents: self.searchDocuments)
             return try Self.page(rows.prefix(limit), more: rows.count > limit, total: total, perPage: limit, page: nil, scan: scan)
         }
     }
@@ -135,7 +135,7 @@ extension PostgresFeedStore {
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
                 candidateLimit: self.searchCandidateLimit.load(ordering: .relaxed), feedTable: self.feedTable)
-            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache)
+            let total = try await scan.totalItems(repeats: self.repeatsCache, totals: self.totalsCache, documents: self.searchDocuments)
             var window = StreamPageWindow<PostgresStreamScan.Row>(page: page, perPage: perPage, total: total)
             if !window.isEmpty {
                 try await scan.walk(reverse: window.fromBottom, batch: window.reach) { window.take($0) }

@@ -41,6 +41,9 @@ public final class PostgresFeedStore: StoreDriver {
     package let searchCandidateLimit = Atomic<Int>(PostgresStreamScan.candidateLimit)
     /// Narrowed reads' totals, counted once per change (``StreamTotalsCache``).
     let totalsCache = StreamTotalsCache()
+    /// The frequent search terms' rows and the entry sets a search's count is made from, once per
+    /// change (``PostgresSearchDocuments``).
+    package let searchDocuments = SearchDocumentCache()
     /// The feeds' sources and visible counts, read again only when the change number moves.
     let feedTable = PostgresFeedTable()
     /// Pages read in one statement (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``)

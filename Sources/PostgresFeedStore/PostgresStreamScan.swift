@@ -344,10 +344,20 @@ struct PostgresStreamScan {
     /// Entries of the listing: Σ `visible_items` of the listed feeds minus the repeats among the
     /// shared items (the `item_shared` index): one row per feed plus one entry per shared item.
     /// A narrowed read's total is kept until the change number moves (``StreamTotalsCache``).
-    func totalItems(repeats cache: StreamRepeatsCache, totals: StreamTotalsCache) async throws -> Int {
+    ///
+    /// A words-only query over every stored feed is counted from sets once its frequent terms are
+    /// kept (``PostgresSearchDocuments``, `documents`).
+    func totalItems(
+        repeats cache: StreamRepeatsCache, totals: StreamTotalsCache, documents: SearchDocumentCache
+    ) async throws -> Int {
         guard !ranked.isEmpty else { return 0 }
         if selection.narrows {
             let count = {
+                if let set = self.selection.textOnly, self.ranked.count == self.sourceByFeed.count,
+                    let counted = try await PostgresSearchDocuments.count(set, scan: self, documents: documents)
+                {
+                    return counted
+                }
                 let (sql, selectionBinds) = SelectionCount.statement(
                     PostgresSelectionDialect(), listing: self.ranked, sourceByFeed: self.sourceByFeed, selection: self.selection)
                 var binds = PostgresBindings()

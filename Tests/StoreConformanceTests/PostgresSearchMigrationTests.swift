@@ -49,7 +49,7 @@
                 """, database: database.name)
             let store = try PostgresFeedStore.open(url: url)
             defer { try? store.close() }
-            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6"])
             func ids(_ query: String) throws -> [String] {
                 try store.stream(
                     feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
@@ -66,6 +66,69 @@
             let staged = try await cluster.psql(
                 "SELECT COUNT(*), COUNT(search) FROM staged_update", database: database.name)
             #expect(staged == "1|1")
+        }
+    }
+
+    /// PostgreSQL's schema v6: every item gets an integer key (`doc`), the stored ones from the
+    /// migration, new ones from their insert; searches are counted from sets of these keys.
+    @Suite("PostgreSQL v6: the items' keys, and searches counted from sets of them")
+    struct SearchKeys {
+        @Test("items stored before v6 get distinct keys; counts from sets equal the statement's, before and after a commit")
+        func keys() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v6")
+            let url = try PostgresURL(database.url)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            func commit(_ store: PostgresFeedStore, _ feed: String, _ items: [FeedItem]) throws {
+                try store.commitPull(
+                    FeedPull(feed: feed, source: "test.items", items: items, complete: true,
+                             stats: PullStats(pages: 1, requests: 1), error: nil))
+            }
+            do {
+                let store = try PostgresFeedStore.open(url: url)
+                defer { try? store.close() }
+                // b/1 carries a/1's URL: one entry of two rows, a's copy shown.
+                try commit(store, "a", [
+                    FeedItem(id: "1", title: "swift notes", url: "https://h.test/1", updated: day),
+                    FeedItem(id: "2", title: "rust notes", url: "https://h.test/2", updated: day),
+                    FeedItem(id: "3", title: "go notes", url: "https://h.test/3", updated: day),
+                ])
+                try commit(store, "b", [
+                    FeedItem(id: "1", title: "plain copy", url: "https://h.test/1", updated: day),
+                    FeedItem(id: "4", title: "swift again", url: "https://h.test/4", updated: day),
+                ])
+            }
+            // Back to a database as v5 left it.
+            _ = try await cluster.psql(
+                "ALTER TABLE item DROP COLUMN doc; DELETE FROM feedagg_migrations WHERE version = 'v6';",
+                database: database.name)
+            let store = try PostgresFeedStore.open(url: url)
+            defer { try? store.close() }
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6"])
+            #expect(try await cluster.psql("SELECT COUNT(*), COUNT(doc), COUNT(DISTINCT doc) FROM item", database: database.name) == "5|5|5")
+            func total(_ query: String) throws -> Int {
+                try store.stream(
+                    feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
+                    after: nil, limit: 10
+                ).totalItems
+            }
+            let queries = ["swift", "swift OR rust", "notes", "plain", "swift OR plain", "notes swift"]
+            let expected = [2, 3, 3, 0, 2, 1]
+            // The first read of each counts in SQL (a term asked once); the second from sets.
+            store.searchDocuments.keptTermMinimum.store(1, ordering: .relaxed)
+            #expect(try queries.map(total) == expected)
+            #expect(try queries.map(total) == expected)
+            #expect(store.searchDocuments.terms.remembered("('swift')", at: try store.changeVersion()) != nil)
+            // A new item gets its key from the insert, and the kept sets give way to the change.
+            try commit(store, "b", [
+                FeedItem(id: "1", title: "plain copy", url: "https://h.test/1", updated: day),
+                FeedItem(id: "4", title: "swift again", url: "https://h.test/4", updated: day),
+                FeedItem(id: "5", title: "swift too", url: "https://h.test/5", updated: day),
+            ])
+            #expect(try await cluster.psql("SELECT COUNT(*), COUNT(doc), COUNT(DISTINCT doc) FROM item", database: database.name) == "6|6|6")
+            let after = [3, 4, 3, 0, 3, 1]
+            #expect(try queries.map(total) == after)
+            #expect(try queries.map(total) == after)
         }
     }
 #endif

@@ -155,6 +155,20 @@ package struct DocumentSet: Sendable, Equatable {
 }
 
 extension TextSet {
+    /// The terms of the set, in order, each once.
+    package var terms: [SearchQuery.TextTerm] {
+        var seen = Set<SearchQuery.TextTerm>()
+        var terms: [SearchQuery.TextTerm] = []
+        func visit(_ set: TextSet) {
+            switch set {
+            case .term(let term): if seen.insert(term).inserted { terms.append(term) }
+            case .all(let parts), .any(let parts): parts.forEach(visit)
+            }
+        }
+        visit(self)
+        return terms
+    }
+
     /// The keys of the rows in the set, from the keys of each term's rows (`term`, which an engine
     /// answers from its index and may keep); `nil` for a set of every row (an `all` of nothing),
     /// which has no list to give.
