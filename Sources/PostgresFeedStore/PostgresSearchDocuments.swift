@@ -64,8 +64,13 @@ enum PostgresSearchDocuments {
             var columns = PostgresColumns(row)
             keys.append(try columns.next(Int64.self))
         }
+        // `doc` has no unique index (an identity column gives each insert its own): a repeat
+        // would only come from a writer giving keys itself, and is dropped.
         keys.sort()
-        let set = DocumentSet(ascending: keys)
+        var unique: [Int64] = []
+        unique.reserveCapacity(keys.count)
+        for key in keys where unique.last != key { unique.append(key) }
+        let set = DocumentSet(ascending: unique)
         if keys.count >= minimum { documents.terms.remember(set, of: expression, at: scan.changeNumber) }
         return set
     }
