@@ -3,8 +3,8 @@ import FeedStorage
 import GRDB
 
 /// SQLite's reads of a search's sets (``SearchDocumentCache``): a term's rows are the FTS5
-/// index's rowids (`item.doc`), read in order; the entry sets come from `item_shared` and
-/// `item_staged`.
+/// index's rowids (`item.doc`) of visible rows, read in order; the entry sets come from
+/// `item_shared`.
 extension SearchDocumentCache {
     /// The entry sets of `listing` (every stored feed) at its change number: kept, or read.
     func entries(_ db: Database, listing: StreamListing) throws -> EntryDocuments {
@@ -22,22 +22,24 @@ extension SearchDocumentCache {
                     position: try row.decode(Int64.self, atIndex: 2), id: try row.decode(String.self, atIndex: 3),
                     doc: try row.decode(Int64.self, atIndex: 4))
             }
-            for doc in try Int64.fetchAll(
-                db.cachedStatement(sql: "SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1 AND doc IS NOT NULL"))
-            {
-                builder.addStaged(doc: doc)
-            }
             return builder.finish()
         }
     }
 
-    /// The rows holding `term`, at change number `version` (which the read's snapshot has).
+    /// The visible rows holding `term`, at change number `version` (which the read's snapshot
+    /// has). FTS5 indexes the staged rows too; those of the snapshot are left out (usually none:
+    /// `item_staged` holds only a pull in progress).
     func documents(_ db: Database, of term: SearchQuery.TextTerm, at version: Int64) throws -> DocumentSet {
         let expression = SQLiteSelectionDialect().indexQuery(.term(term))
         if let kept = terms.remembered(expression, at: version) { return kept }
         var keys: [Int64] = []
         let rows = try Int64.fetchCursor(
-            db.cachedStatement(sql: "SELECT rowid FROM item_search WHERE item_search MATCH ? ORDER BY rowid"),
+            db.cachedStatement(
+                sql: """
+                    SELECT rowid FROM item_search WHERE item_search MATCH ?
+                    AND rowid NOT IN (SELECT doc FROM item INDEXED BY item_staged WHERE staged = 1 AND doc IS NOT NULL)
+                    ORDER BY rowid
+                    """),
             arguments: [expression])
         while let key = try rows.next() { keys.append(key) }
         let set = DocumentSet(ascending: keys)

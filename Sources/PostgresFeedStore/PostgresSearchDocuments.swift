@@ -6,8 +6,8 @@ import FeedStorage
 import PostgresNIO
 
 /// PostgreSQL's reads of a search's sets (``SearchDocumentCache``): a term's rows are the `doc`
-/// keys (schema `v6`) of the rows its `tsquery` matches; the entry sets come from the shared and
-/// staged rows.
+/// keys (schema `v6`) of the visible rows its `tsquery` matches; the entry sets come from the
+/// shared rows.
 ///
 /// Reading a frequent word's keys costs about as much as counting it (every matching heap row,
 /// about 200 ms for 100,000 rows at 1,000,000 items), so a term is read in full only when it is
@@ -56,7 +56,7 @@ enum PostgresSearchDocuments {
         binds.append(expression)
         let limit = askedBefore || minimum == 0 ? "" : " LIMIT \(minimum + 1)"
         let rows = try await scan.db.rows(
-            PostgresQuery(unsafeSQL: "SELECT doc FROM item WHERE search @@ $1::tsquery\(limit)", binds: binds))
+            PostgresQuery(unsafeSQL: "SELECT doc FROM item WHERE search @@ $1::tsquery AND NOT staged\(limit)", binds: binds))
         if !limit.isEmpty, rows.count > minimum { return nil }
         var keys: [Int64] = []
         keys.reserveCapacity(rows.count)
@@ -85,10 +85,6 @@ enum PostgresSearchDocuments {
             builder.add(
                 dedupKey: try columns.next(String.self), feed: try columns.next(String.self),
                 position: try columns.next(Int64.self), id: try columns.next(String.self), doc: try columns.next(Int64.self))
-        }
-        for row in try await scan.db.rows("SELECT doc FROM item WHERE staged") {
-            var columns = PostgresColumns(row)
-            builder.addStaged(doc: try columns.next(Int64.self))
         }
         return builder.finish()
     }

@@ -175,6 +175,38 @@ struct SearchIndexTests {
         #expect(try total("swift") == 1)
     }
 
+    @Test("kept sets leave staged rows out: a pull in progress moves no change number, and is never counted")
+    func keptSetsLeaveStagedRowsOut() throws {
+        let dir = try TemporaryFolder("search-kept-staged")
+        defer { dir.remove() }
+        let path = dir.path("store.sqlite")
+        let store = try FeedStore.open(path: path)
+        defer { try? store.close() }
+        store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed)
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        try Self.commit(store, "a", [FeedItem(id: "1", title: "swift notes", updated: day), FeedItem(id: "2", title: "go", updated: day)])
+        func total(_ query: String) throws -> Int {
+            try store.stream(
+                feeds: ["a"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)), after: nil,
+                limit: 10
+            ).totalItems
+        }
+        // The entry sets are kept with no pull in progress.
+        #expect(try total("go") == 1)
+        // Another handle stages a page: a new `swift` row, not shown until the pull commits.
+        let writer = try FeedStore.open(path: path)
+        defer { try? writer.close() }
+        guard case .fresh(let ticket) = try writer.beginPull(feed: "a", source: "github.repos", fingerprint: "f", restart: true)
+        else {
+            Issue.record("no claim")
+            return
+        }
+        _ = try writer.stagePage(AcceptedPage(number: 1, items: [FeedItem(id: "3", title: "swift staged", updated: day)]), ticket: ticket)
+        // `swift`'s rows are read now, with the staged row in the snapshot: still one entry.
+        #expect(try total("swift") == 1)
+        #expect(try total("swift OR go") == 2)
+    }
+
     @Test("a search walking the stream index that runs out of budget reads the candidates, with the same pages")
     func walkBudget() throws {
         let dir = try TemporaryFolder("search-walk-budget")

@@ -130,5 +130,39 @@
             #expect(try queries.map(total) == after)
             #expect(try queries.map(total) == after)
         }
+
+        @Test("kept sets leave staged rows out: a pull in progress moves no change number, and is never counted")
+        func stagedRowsLeftOut() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v6_staged")
+            let store = try PostgresFeedStore.open(url: try PostgresURL(database.url))
+            defer { try? store.close() }
+            store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            try store.commitPull(
+                FeedPull(feed: "a", source: "test.items", items: [
+                    FeedItem(id: "1", title: "swift notes", url: "https://h.test/1", updated: day),
+                    FeedItem(id: "2", title: "go", url: "https://h.test/2", updated: day),
+                ], complete: true, stats: PullStats(pages: 1, requests: 1), error: nil))
+            func total(_ query: String) throws -> Int {
+                try store.stream(
+                    feeds: ["a"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
+                    after: nil, limit: 10
+                ).totalItems
+            }
+            #expect(try total("go") == 1)
+            let writer = try PostgresFeedStore.open(url: try PostgresURL(database.url))
+            defer { try? writer.close() }
+            guard case .fresh(let ticket) = try writer.beginPull(feed: "a", source: "test.items", fingerprint: "f", restart: true)
+            else {
+                Issue.record("no claim")
+                return
+            }
+            _ = try writer.stagePage(
+                AcceptedPage(number: 1, items: [FeedItem(id: "3", title: "swift staged", url: "https://h.test/3", updated: day)]),
+                ticket: ticket)
+            #expect(try total("swift") == 1)
+            #expect(try total("swift OR go") == 2)
+        }
     }
 #endif

@@ -1,11 +1,14 @@
-/// Which rows of the full-text index are entries of the stream, for one listing of every stored
-/// feed: all of them except the shared rows (a dedup key several rows carry: one entry per key)
-/// and the staged rows (written by a pull in progress, not shown yet), plus, of each shared key,
-/// the copy the stream shows (the first carrier in listing order: rank, position, id).
+/// Which visible rows of the full-text index are entries of the stream, for one listing of every
+/// stored feed: all of them except the shared rows (a dedup key several rows carry: one entry per
+/// key), plus, of each shared key, the copy the stream shows (the first carrier in listing order:
+/// rank, position, id).
 ///
-/// A query's count is then `|M| - |M ∩ notOwn| + |M ∩ shown|` for its rows `M`.
+/// A query's count is then `|M| - |M ∩ notOwn| + |M ∩ shown|` for its visible rows `M`. Staged
+/// rows (written by a pull in progress) are in neither `M` nor these sets: both are read once per
+/// change number, and staged rows come and go without moving it, so sets read in two snapshots of
+/// one change number agree only on the visible rows.
 package struct EntryDocuments: Sendable {
-    /// The shared rows and the staged rows.
+    /// The shared visible rows.
     package private(set) var notOwn: DocumentSet
     /// Of each shared dedup key, the row the stream shows.
     package private(set) var shown: DocumentSet
@@ -15,8 +18,8 @@ package struct EntryDocuments: Sendable {
         matches.count - matches.intersectionCount(notOwn) + matches.intersectionCount(shown)
     }
 
-    /// Makes the sets from an engine's rows: the shared visible rows ordered by dedup key (each
-    /// added with ``add(dedupKey:feed:position:id:doc:)``), and the staged rows' keys.
+    /// Makes the sets from an engine's rows: the shared visible rows ordered by dedup key, each
+    /// added with ``add(dedupKey:feed:position:id:doc:)``.
     package struct Builder {
         /// Every stored feed's rank in the listing.
         private let rankByFeed: [String: Int]
@@ -49,20 +52,12 @@ package struct EntryDocuments: Sendable {
             best = (rank, position, id, doc)
         }
 
-        /// A staged row (never an entry).
-        package mutating func addStaged(doc: Int64) {
-            notOwn.append(doc)
-        }
-
         /// The sets.
         package consuming func finish() -> EntryDocuments {
             if let best { shown.append(best.doc) }
             notOwn.sort()
             shown.sort()
-            var unique: [Int64] = []
-            unique.reserveCapacity(notOwn.count)
-            for key in notOwn where unique.last != key { unique.append(key) }
-            return EntryDocuments(notOwn: DocumentSet(ascending: unique), shown: DocumentSet(ascending: shown))
+            return EntryDocuments(notOwn: DocumentSet(ascending: notOwn), shown: DocumentSet(ascending: shown))
         }
     }
 }
