@@ -21,6 +21,12 @@ extension PostgresFeedStore {
         {
             return page
         }
+        if selection.narrows,
+            let page = try oneStatementSearchPage(
+                feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: nil)
+        {
+            return page
+        }
         return try session("read the stream") { db in
             let scan = try await Self.scan(
                 db, feeds: feeds, sources: sources, selection: selection,
@@ -55,6 +61,48 @@ extension PostgresFeedStore {
             let total = Int(scan.visibleItems) - read.repeats
             self.oneStatementPages.add(1, ordering: .relaxed)
             return try Self.page(read.rows, more: read.more, total: total, perPage: limit, page: page, scan: scan)
+        }
+    }
+
+    /// The page of a words-only search of every stored feed in one statement, without a
+    /// transaction: when the kept feed table is current, the search's count comes from kept sets
+    /// (``PostgresSearchDocuments/KeptSets``, no statement for a frequent
+    /// word), and its matches are dense enough that the page's rows lie well within the
+    /// statement's window (``OneStatementSearch``); `nil` otherwise, and when the window held
+    /// fewer than a page and one (the general read walks on, or ends the stream).
+    private func oneStatementSearchPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        page: Int?
+    ) throws -> StoredStreamPage? {
+        // Decided before taking a connection: a selective search (its terms' counts bound its rows
+        // below the density) or a cold handle goes the general way at once.
+        guard let set = selection.textOnly, let table = feedTable.current else { return nil }
+        let ranked = StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources)
+        let visible = ranked.reduce(0) { $0 + Int(table.visibleByFeed[$1] ?? 0) }
+        let wanted = limit + 1 + PostgresStreamScan.oneStatementSlack
+        // The rows the page should read, at the matches' density, are a quarter of the window at
+        // most: matches gathered in one stretch of the stream get room too.
+        let quarter = OneStatementSearch.window / 4
+        let dense = max(1, (wanted * visible + quarter - 1) / quarter)
+        guard !ranked.isEmpty, ranked.count == table.sourceByFeed.count,
+            let kept = PostgresSearchDocuments.KeptSets(set, listing: ranked, at: table.version, documents: searchDocuments),
+            kept.bound >= dense
+        else { return nil }
+        let override = searchWindowOverride.load(ordering: .relaxed)
+        return try read("read the stream") { db in
+            let scan = PostgresStreamScan(
+                db, ranked: ranked, sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed,
+                changeNumber: table.version, selection: selection)
+            guard let counted = try await kept.count(on: db, atLeast: dense),
+                let walk = try await scan.oneStatementWalk(
+                    reverse: false, after: cursor.map(StreamOrderKey.init), rows: wanted, repeats: 0,
+                    search: OneStatementSearch(
+                        query: PostgresSelectionDialect().rowQuery(set), window: override > 0 ? override : OneStatementSearch.window)),
+                walk.changeNumber == table.version, walk.shown.count > limit
+            else { return nil }
+            self.oneStatementSearchPages.add(1, ordering: .relaxed)
+            return try Self.page(
+                walk.shown.prefix(limit), more: true, total: counted.entries, perPage: limit, page: page, scan: scan)
         }
     }
 
@@ -121,6 +169,12 @@ extension PostgresFeedStore {
         // Page 1 is the page after no cursor, numbered.
         if page <= 1, !selection.narrows,
             let first = try oneStatementPage(
+                feeds: feeds, sources: sources, selection: selection, after: nil, limit: max(1, perPage), page: 1)
+        {
+            return first
+        }
+        if page <= 1, selection.narrows,
+            let first = try oneStatementSearchPage(
                 feeds: feeds, sources: sources, selection: selection, after: nil, limit: max(1, perPage), page: 1)
         {
             return first

@@ -52,12 +52,23 @@ enum PostgresSearchDocuments {
         let minimum = documents.keptTermMinimum.load(ordering: .relaxed)
         let askedBefore = documents.asked.remembered(expression, at: scan.changeNumber) != nil
         if !askedBefore { documents.asked.remember(true, of: expression, at: scan.changeNumber) }
+        let limit = askedBefore || minimum == 0 ? nil : minimum
+        guard let read = try await keys(of: expression, limit: limit, on: scan.db) else { return nil }
+        if read.rows >= minimum { documents.terms.remember(read.set, of: expression, at: scan.changeNumber) }
+        return read.set
+    }
+
+    /// The keys of the visible rows the `tsquery` `expression` matches, and how many rows held
+    /// them; `nil` when there are more than `limit`.
+    private static func keys(of expression: String, limit: Int?, on db: PostgresConnection) async throws
+        -> (set: DocumentSet, rows: Int)?
+    {
         var binds = PostgresBindings()
         binds.append(expression)
-        let limit = askedBefore || minimum == 0 ? "" : " LIMIT \(minimum + 1)"
-        let rows = try await scan.db.rows(
-            PostgresQuery(unsafeSQL: "SELECT doc FROM item WHERE search @@ $1::tsquery AND NOT staged\(limit)", binds: binds))
-        if !limit.isEmpty, rows.count > minimum { return nil }
+        let limitText = limit.map { " LIMIT \($0 + 1)" } ?? ""
+        let rows = try await db.rows(
+            PostgresQuery(unsafeSQL: "SELECT doc FROM item WHERE search @@ $1::tsquery AND NOT staged\(limitText)", binds: binds))
+        if let limit, rows.count > limit { return nil }
         var keys: [Int64] = []
         keys.reserveCapacity(rows.count)
         for row in rows {
@@ -70,9 +81,68 @@ enum PostgresSearchDocuments {
         var unique: [Int64] = []
         unique.reserveCapacity(keys.count)
         for key in keys where unique.last != key { unique.append(key) }
-        let set = DocumentSet(ascending: unique)
-        if keys.count >= minimum { documents.terms.remember(set, of: expression, at: scan.changeNumber) }
-        return set
+        return (DocumentSet(ascending: unique), keys.count)
+    }
+
+    /// What is kept of a words-only search at one change number, for a read outside the listing's
+    /// transaction (``PostgresFeedStore``'s one-statement search page): the entry sets, the
+    /// frequent terms' rows, and a bound on the query's rows, all known without a statement (an
+    /// unkept term has fewer rows than ``SearchDocumentCache/keptTermMinimum``, or is unread and
+    /// the general read reads it). Nothing read from it is kept: outside the transaction a read may
+    /// see a later change, which the caller's statement rules out after the fact (its change
+    /// number must be this one).
+    struct KeptSets: Sendable {
+        let set: TextSet
+        let entries: EntryDocuments
+        let kept: [SearchQuery.TextTerm: DocumentSet]
+        /// The terms not kept, by their `tsquery`.
+        let unkept: [SearchQuery.TextTerm: String]
+        let minimum: Int
+        /// At least the rows of the query: every term's count (the minimum for an unkept one)
+        /// bounds an `OR`, any one of them an `AND`.
+        let bound: Int
+
+        /// `nil` when the listing's entry sets are not kept at `version`, or a term is unkept while
+        /// every term is kept once read (a minimum of 0: it is unread).
+        init?(_ set: TextSet, listing: [String], at version: Int64, documents: SearchDocumentCache) {
+            guard let entries = documents.entries.remembered(listing, at: version) else { return nil }
+            let minimum = documents.keptTermMinimum.load(ordering: .relaxed)
+            var kept: [SearchQuery.TextTerm: DocumentSet] = [:]
+            var unkept: [SearchQuery.TextTerm: String] = [:]
+            for term in set.terms where kept[term] == nil && unkept[term] == nil {
+                let expression = PostgresSelectionDialect().indexQuery(.term(term))
+                if let rows = documents.terms.remembered(expression, at: version) {
+                    kept[term] = rows
+                } else {
+                    unkept[term] = expression
+                }
+            }
+            if !unkept.isEmpty && minimum == 0 { return nil }
+            func bound(_ set: TextSet) -> Int {
+                switch set {
+                case .term(let term): kept[term]?.count ?? minimum
+                case .all(let parts): parts.map(bound).min() ?? 0
+                case .any(let parts): parts.reduce(0) { $0 + bound($1) }
+                }
+            }
+            (self.set, self.entries, self.kept, self.unkept, self.minimum) = (set, entries, kept, unkept, minimum)
+            self.bound = bound(set)
+        }
+
+        /// The query's rows and entries, reading the unkept terms' rows (each fewer than the
+        /// minimum, or `nil`); `nil` too when the rows are fewer than `atLeast`.
+        func count(on db: PostgresConnection, atLeast: Int) async throws -> (matches: Int, entries: Int)? {
+            guard bound >= atLeast else { return nil }
+            var found = kept
+            for (term, expression) in unkept {
+                guard let read = try await PostgresSearchDocuments.keys(of: expression, limit: minimum, on: db) else {
+                    return nil
+                }
+                found[term] = read.set
+            }
+            guard let matches = set.documents({ found[$0] ?? .empty }), matches.count >= atLeast else { return nil }
+            return (matches.count, entries.count(matches))
+        }
     }
 
     /// The entry sets of the scan's listing (every stored feed).

@@ -67,11 +67,16 @@ extension PostgresStreamScan {
     /// up with `reverse`), reading `rows` rows at most, in one statement; `nil` when the selection
     /// narrows, nothing is listed, `after` is a pending item's key, no row came back (an empty
     /// statement says nothing of the change number), or, walking up, items wait to be placed.
-    func oneStatementWalk(reverse: Bool, after: StreamOrderKey?, rows wanted: Int, repeats: Int?) async throws
-        -> OneStatementWalk?
-    {
-        guard !selection.narrows, !ranked.isEmpty, after?.pending != 1 else { return nil }
+    ///
+    /// With `search` (a words-only query's `tsquery`, ``searchPage(after:limit:repeats:search:)``),
+    /// the statement reads the stream's next ``OneStatementSearch/window`` rows at most and keeps
+    /// those the query matches: forward, every stored feed listed, repeats kept.
+    func oneStatementWalk(
+        reverse: Bool, after: StreamOrderKey?, rows wanted: Int, repeats: Int?, search: OneStatementSearch? = nil
+    ) async throws -> OneStatementWalk? {
+        guard search != nil || !selection.narrows, !ranked.isEmpty, after?.pending != 1 else { return nil }
         let filtered = ranked.count != sourceByFeed.count
+        if search != nil, reverse || filtered || repeats == nil { return nil }
         var binds = PostgresBindings()
         binds.append(ranked)
         // From an end: a key beyond every placed one (no sort key is above +∞ or below −∞), so that
@@ -83,7 +88,17 @@ extension PostgresStreamScan {
         Self.appendKey(after ?? end, pending: false, to: &binds)
         var rows: [PostgresRow] = []
         var asked = wanted
-        if !reverse, !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
+        if let search {
+            guard let size = OneStatementRows.size(for: wanted) else { return nil }
+            asked = size.rawValue
+            binds.append(search.query)
+            if search.window == OneStatementSearch.window {
+                rows = try await size.searchRows(binds, on: db)
+            } else {
+                let sql = Self.oneStatementSQL(filtered: false, repeats: false, rows: size.rawValue, searchWindow: search.window)
+                rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds))
+            }
+        } else if !reverse, !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
             asked = size.rawValue
             rows = try await size.rows(binds, on: db)
         } else {
@@ -128,11 +143,29 @@ extension PostgresStreamScan {
     /// read (`$7`); with `repeats`, it counts the listing's repeats too. Its columns: the batch's
     /// (``BatchRow``), the change number, whether any item waits to be placed, the carriers of a
     /// shared row (feeds, positions, ids), and the repeats.
-    static func oneStatementSQL(filtered: Bool, repeats: Bool, reverse: Bool = false, rows: Int?) -> String {
+    ///
+    /// With `searchWindow` (and `rows`), the batch is the rows among the next `searchWindow` that
+    /// the `tsquery` `$7` matches: the window bounds what a statement reads when the matches are
+    /// fewer than the caller expected.
+    static func oneStatementSQL(
+        filtered: Bool, repeats: Bool, reverse: Bool = false, rows: Int?, searchWindow: Int? = nil
+    ) -> String {
         let batch = batchText(filtered: filtered, pending: false, reverse: reverse, after: true, candidates: false)
+        var page = "SELECT \(columns) FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")"
+        if let searchWindow, let rows {
+            // The window's rows in stream order, then the matching ones: the outer order is the
+            // window's, so PostgreSQL reads the window only as far as the page's rows need.
+            let names = columnNames.joined(separator: ", ")
+            page = """
+                SELECT \(names) FROM (
+                    SELECT \(columns), item.search FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(searchWindow)
+                ) AS walked WHERE COALESCE(walked.search @@ $7::tsquery, FALSE)
+                ORDER BY \(batch.order) LIMIT \(rows)
+                """
+        }
         return """
             SELECT page.*, change.version, change.pending, carriers.feeds, carriers.positions, carriers.ids\(repeats ? ", counted.repeats" : "")
-            FROM (SELECT \(columns) FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")) AS page
+            FROM (\(page)) AS page
             CROSS JOIN (
                 SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version,
                     EXISTS (SELECT 1 FROM item WHERE NOT staged AND sort_key IS NULL) AS pending
@@ -178,11 +211,22 @@ enum OneStatementRows: Int, CaseIterable {
         }
     }
 
-    private static func rows<Size>(of statement: OneStatementPageStatement<Size>, on db: PostgresConnection) async throws
-        -> [PostgresRow]
+    /// The rows of the search statement of this size (``OneStatementSearch/window``) with `binds`
+    /// (the listing, the key and the `tsquery`).
+    func searchRows(_ binds: PostgresBindings, on db: PostgresConnection) async throws -> [PostgresRow] {
+        switch self {
+        case .rows32: try await Self.rows(of: OneStatementSearchStatement<Rows32>(binds: binds), on: db)
+        case .rows64: try await Self.rows(of: OneStatementSearchStatement<Rows64>(binds: binds), on: db)
+        case .rows128: try await Self.rows(of: OneStatementSearchStatement<Rows128>(binds: binds), on: db)
+        case .rows256: try await Self.rows(of: OneStatementSearchStatement<Rows256>(binds: binds), on: db)
+        }
+    }
+
+    private static func rows<Statement: PostgresPreparedStatement>(of statement: Statement, on db: PostgresConnection)
+        async throws -> [PostgresRow] where Statement.Row == PostgresRow
     {
         var rows: [PostgresRow] = []
-        rows.reserveCapacity(Size.rows.rawValue)
+        rows.reserveCapacity(64)
         for try await row in try await db.execute(statement, logger: PostgresFeedStore.logger) {
             rows.append(row)
         }
@@ -194,6 +238,29 @@ enum OneStatementRows: Int, CaseIterable {
         uniqueKeysWithValues: allCases.map {
             ($0.rawValue, PostgresStreamScan.oneStatementSQL(filtered: false, repeats: false, rows: $0.rawValue))
         })
+
+    /// The search statements' texts, by size, built once.
+    fileprivate static let searchTexts = Dictionary(
+        uniqueKeysWithValues: allCases.map {
+            (
+                $0.rawValue,
+                PostgresStreamScan.oneStatementSQL(
+                    filtered: false, repeats: false, rows: $0.rawValue, searchWindow: OneStatementSearch.window)
+            )
+        })
+}
+
+/// A words-only search read in one statement: its `tsquery`, and the rows the statement reads at
+/// most to find the page's matches.
+struct OneStatementSearch: Sendable {
+    /// The rows a search statement reads at most (its text holds it, so that the prepared plan
+    /// is an index scan that stops at the page).
+    static let window = 4_096
+
+    /// The query, as the rows' `tsvector`s are tested (``PostgresSelectionDialect/rowQuery(_:)``).
+    var query: String
+    /// The window; another than ``window`` (a test's) runs unprepared.
+    var window: Int = Self.window
 }
 
 /// A batch size of ``OneStatementPageStatement`` (a type, since a prepared statement's name and
@@ -206,6 +273,19 @@ enum Rows32: OneStatementSize { static var rows: OneStatementRows { .rows32 } }
 enum Rows64: OneStatementSize { static var rows: OneStatementRows { .rows64 } }
 enum Rows128: OneStatementSize { static var rows: OneStatementRows { .rows128 } }
 enum Rows256: OneStatementSize { static var rows: OneStatementRows { .rows256 } }
+
+/// ``OneStatementRows``' search statement reading `Size.rows` matching rows among the next
+/// ``OneStatementSearch/window``, prepared on each connection the first time it runs there.
+struct OneStatementSearchStatement<Size: OneStatementSize>: PostgresPreparedStatement {
+    static var name: String { "feedagg_search_page_\(Size.rows.rawValue)" }
+    static var sql: String { OneStatementRows.searchTexts[Size.rows.rawValue]! }
+    typealias Row = PostgresRow
+
+    var binds: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { binds }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
 
 /// ``OneStatementRows``' statement reading `Size.rows` rows, prepared on each connection the first
 /// time it runs there (PostgresNIO keeps the names it prepared per connection).

@@ -131,6 +131,45 @@
             #expect(try queries.map(total) == after)
         }
 
+        @Test("a search page read in one statement gives way to another handle's commit: its rows and total are read again")
+        func oneStatementSearchFollowsCommits() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v6_one_statement")
+            let url = try PostgresURL(database.url)
+            let store = try PostgresFeedStore.open(url: url)
+            defer { try? store.close() }
+            store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            func commit(_ store: PostgresFeedStore, upTo last: Int) throws {
+                let items = (1...last).map {
+                    FeedItem(
+                        id: "\($0)", title: $0 % 2 == 0 ? "swift \($0)" : "go \($0)", url: "https://h.test/\($0)",
+                        updated: day.addingTimeInterval(Double($0)))
+                }
+                try store.commitPull(
+                    FeedPull(feed: "a", source: "test.items", items: items, complete: true,
+                             stats: PullStats(pages: 1, requests: 1), error: nil))
+            }
+            func firstPage() throws -> (ids: [String], total: Int) {
+                let page = try store.stream(
+                    feeds: ["a"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: "swift")),
+                    after: nil, limit: 3)
+                return (page.entries.map(\.item.id), page.totalItems)
+            }
+            try commit(store, upTo: 20)
+            // The first read keeps the sets; the second is one statement.
+            #expect(try firstPage() == (["20", "18", "16"], 10))
+            #expect(try firstPage() == (["20", "18", "16"], 10))
+            #expect(store.oneStatementSearchPages.load(ordering: .relaxed) == 1)
+            let writer = try PostgresFeedStore.open(url: url)
+            defer { try? writer.close() }
+            try commit(writer, upTo: 24)
+            // This handle's kept table and sets are of the earlier change; the statement's number
+            // tells, and the page is read again.
+            #expect(try firstPage() == (["24", "22", "20"], 12))
+            #expect(try firstPage() == (["24", "22", "20"], 12))
+        }
+
         @Test("kept sets leave staged rows out: a pull in progress moves no change number, and is never counted")
         func stagedRowsLeftOut() async throws {
             let cluster = try await PostgresCluster.shared()
