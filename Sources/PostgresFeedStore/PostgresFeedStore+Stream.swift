@@ -67,9 +67,9 @@ extension PostgresFeedStore {
     /// The page of a words-only search of every stored feed in one statement, without a
     /// transaction: when the kept feed table is current, the search's count comes from kept sets
     /// (``PostgresSearchDocuments/KeptSets``, no statement for a frequent
-    /// word), and its matches are dense enough that the page's rows lie well within the
-    /// statement's window (``OneStatementSearch``); `nil` otherwise, and when the window held
-    /// fewer than a page and one (the general read walks on, or ends the stream).
+    /// word), and its matches are dense enough (``OneStatementSearch/expectedRows``); `nil`
+    /// otherwise, and when the statement read fewer than a page and one (the general read walks
+    /// on, or ends the stream).
     private func oneStatementSearchPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         page: Int?
@@ -80,15 +80,12 @@ extension PostgresFeedStore {
         let ranked = StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources)
         let visible = ranked.reduce(0) { $0 + Int(table.visibleByFeed[$1] ?? 0) }
         let wanted = limit + 1 + PostgresStreamScan.oneStatementSlack
-        // The rows the page should read, at the matches' density, are a quarter of the window at
-        // most: matches gathered in one stretch of the stream get room too.
-        let quarter = OneStatementSearch.window / 4
-        let dense = max(1, (wanted * visible + quarter - 1) / quarter)
+        let expected = OneStatementSearch.expectedRows
+        let dense = max(1, (wanted * visible + expected - 1) / expected)
         guard !ranked.isEmpty, ranked.count == table.sourceByFeed.count,
             let kept = PostgresSearchDocuments.KeptSets(set, listing: ranked, at: table.version, documents: searchDocuments),
             kept.bound >= dense
         else { return nil }
-        let override = searchWindowOverride.load(ordering: .relaxed)
         return try read("read the stream") { db in
             let scan = PostgresStreamScan(
                 db, ranked: ranked, sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed,
@@ -96,8 +93,7 @@ extension PostgresFeedStore {
             guard let counted = try await kept.count(on: db, atLeast: dense),
                 let walk = try await scan.oneStatementWalk(
                     reverse: false, after: cursor.map(StreamOrderKey.init), rows: wanted, repeats: 0,
-                    search: OneStatementSearch(
-                        query: PostgresSelectionDialect().rowQuery(set), window: override > 0 ? override : OneStatementSearch.window)),
+                    search: OneStatementSearch(query: PostgresSelectionDialect().rowQuery(set))),
                 walk.changeNumber == table.version, walk.shown.count > limit
             else { return nil }
             self.oneStatementSearchPages.add(1, ordering: .relaxed)

@@ -51,9 +51,6 @@ public final class PostgresFeedStore: StoreDriver {
     package let oneStatementPages = Atomic<Int>(0)
     /// Search pages read in one statement (``oneStatementSearchPage``), for the tests.
     package let oneStatementSearchPages = Atomic<Int>(0)
-    /// The rows a one-statement search page's statement reads at most, when above 0 (a test's,
-    /// which runs it unprepared; the density rule keeps ``OneStatementSearch/window``).
-    package let searchWindowOverride = Atomic<Int>(0)
     /// How long a claim by a process on another machine holds without a heartbeat (a page written):
     /// past it, the claim is taken over (see ``beginPull(feed:source:fingerprint:restart:owner:config:)``).
     public let claimTimeout: TimeInterval

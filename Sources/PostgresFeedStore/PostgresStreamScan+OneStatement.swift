@@ -68,15 +68,15 @@ extension PostgresStreamScan {
     /// narrows, nothing is listed, `after` is a pending item's key, no row came back (an empty
     /// statement says nothing of the change number), or, walking up, items wait to be placed.
     ///
-    /// With `search` (a words-only query's `tsquery`, ``searchPage(after:limit:repeats:search:)``),
-    /// the statement reads the stream's next ``OneStatementSearch/window`` rows at most and keeps
-    /// those the query matches: forward, every stored feed listed, repeats kept.
+    /// With `search` (a words-only query's `tsquery`), the statement reads the rows the query
+    /// matches: forward, every stored feed listed (`repeats` is not read then).
     func oneStatementWalk(
         reverse: Bool, after: StreamOrderKey?, rows wanted: Int, repeats: Int?, search: OneStatementSearch? = nil
     ) async throws -> OneStatementWalk? {
         guard search != nil || !selection.narrows, !ranked.isEmpty, after?.pending != 1 else { return nil }
         let filtered = ranked.count != sourceByFeed.count
         if search != nil, reverse || filtered || repeats == nil { return nil }
+        // (A search's caller passes the repeats as 0: its total comes from sets.)
         var binds = PostgresBindings()
         binds.append(ranked)
         // From an end: a key beyond every placed one (no sort key is above +∞ or below −∞), so that
@@ -92,12 +92,7 @@ extension PostgresStreamScan {
             guard let size = OneStatementRows.size(for: wanted) else { return nil }
             asked = size.rawValue
             binds.append(search.query)
-            if search.window == OneStatementSearch.window {
-                rows = try await size.searchRows(binds, on: db)
-            } else {
-                let sql = Self.oneStatementSQL(filtered: false, repeats: false, rows: size.rawValue, searchWindow: search.window)
-                rows = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds))
-            }
+            rows = try await size.searchRows(binds, on: db)
         } else if !reverse, !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
             asked = size.rawValue
             rows = try await size.rows(binds, on: db)
@@ -144,28 +139,15 @@ extension PostgresStreamScan {
     /// (``BatchRow``), the change number, whether any item waits to be placed, the carriers of a
     /// shared row (feeds, positions, ids), and the repeats.
     ///
-    /// With `searchWindow` (and `rows`), the batch is the rows among the next `searchWindow` that
-    /// the `tsquery` `$7` matches: the window bounds what a statement reads when the matches are
-    /// fewer than the caller expected.
+    /// With `search` (and `rows`), the batch is the rows the `tsquery` `$7` matches.
     static func oneStatementSQL(
-        filtered: Bool, repeats: Bool, reverse: Bool = false, rows: Int?, searchWindow: Int? = nil
+        filtered: Bool, repeats: Bool, reverse: Bool = false, rows: Int?, search: Bool = false
     ) -> String {
         let batch = batchText(filtered: filtered, pending: false, reverse: reverse, after: true, candidates: false)
-        var page = "SELECT \(columns) FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")"
-        if let searchWindow, let rows {
-            // The window's rows in stream order, then the matching ones: the outer order is the
-            // window's, so PostgreSQL reads the window only as far as the page's rows need.
-            let names = columnNames.joined(separator: ", ")
-            page = """
-                SELECT \(names) FROM (
-                    SELECT \(columns), item.search FROM item WHERE \(batch.conditions) ORDER BY \(batch.order) LIMIT \(searchWindow)
-                ) AS walked WHERE COALESCE(walked.search @@ $7::tsquery, FALSE)
-                ORDER BY \(batch.order) LIMIT \(rows)
-                """
-        }
+        let matching = search ? " AND COALESCE(item.search @@ $7::tsquery, FALSE)" : ""
         return """
             SELECT page.*, change.version, change.pending, carriers.feeds, carriers.positions, carriers.ids\(repeats ? ", counted.repeats" : "")
-            FROM (\(page)) AS page
+            FROM (SELECT \(columns) FROM item WHERE \(batch.conditions)\(matching) ORDER BY \(batch.order) LIMIT \(rows.map(String.init) ?? "$7")) AS page
             CROSS JOIN (
                 SELECT COALESCE((SELECT version FROM store_change WHERE id = 1), 0)::bigint AS version,
                     EXISTS (SELECT 1 FROM item WHERE NOT staged AND sort_key IS NULL) AS pending
@@ -211,7 +193,7 @@ enum OneStatementRows: Int, CaseIterable {
         }
     }
 
-    /// The rows of the search statement of this size (``OneStatementSearch/window``) with `binds`
+    /// The rows of the search statement of this size with `binds`
     /// (the listing, the key and the `tsquery`).
     func searchRows(_ binds: PostgresBindings, on db: PostgresConnection) async throws -> [PostgresRow] {
         switch self {
@@ -244,23 +226,23 @@ enum OneStatementRows: Int, CaseIterable {
         uniqueKeysWithValues: allCases.map {
             (
                 $0.rawValue,
-                PostgresStreamScan.oneStatementSQL(
-                    filtered: false, repeats: false, rows: $0.rawValue, searchWindow: OneStatementSearch.window)
+                PostgresStreamScan.oneStatementSQL(filtered: false, repeats: false, rows: $0.rawValue, search: true)
             )
         })
 }
 
-/// A words-only search read in one statement: its `tsquery`, and the rows the statement reads at
-/// most to find the page's matches.
+/// A words-only search read in one statement (``PostgresFeedStore``'s one-statement search page).
 struct OneStatementSearch: Sendable {
-    /// The rows a search statement reads at most (its text holds it, so that the prepared plan
-    /// is an index scan that stops at the page).
-    static let window = 4_096
+    /// The rows a page should read at most at the matches' density (the page's rows times the
+    /// stream's over the query's): sparser searches take the general read, which reads the GIN
+    /// index's candidates when they are few. As the general read's walk, the statement is not
+    /// bounded when the matches gather in one stretch of the stream. (A bound of 4,096 rows,
+    /// tried first, made each page three times as slow: PostgreSQL then sorts every row of the
+    /// window, its `tsvector` with it, before testing it.)
+    static let expectedRows = 1_024
 
     /// The query, as the rows' `tsvector`s are tested (``PostgresSelectionDialect/rowQuery(_:)``).
     var query: String
-    /// The window; another than ``window`` (a test's) runs unprepared.
-    var window: Int = Self.window
 }
 
 /// A batch size of ``OneStatementPageStatement`` (a type, since a prepared statement's name and
@@ -274,8 +256,8 @@ enum Rows64: OneStatementSize { static var rows: OneStatementRows { .rows64 } }
 enum Rows128: OneStatementSize { static var rows: OneStatementRows { .rows128 } }
 enum Rows256: OneStatementSize { static var rows: OneStatementRows { .rows256 } }
 
-/// ``OneStatementRows``' search statement reading `Size.rows` matching rows among the next
-/// ``OneStatementSearch/window``, prepared on each connection the first time it runs there.
+/// ``OneStatementRows``' search statement reading `Size.rows` matching rows, prepared on each
+/// connection the first time it runs there.
 struct OneStatementSearchStatement<Size: OneStatementSize>: PostgresPreparedStatement {
     static var name: String { "feedagg_search_page_\(Size.rows.rawValue)" }
     static var sql: String { OneStatementRows.searchTexts[Size.rows.rawValue]! }

@@ -115,12 +115,6 @@ struct PostgresStreamScan {
         item.first_seen_at, item.shared, (array_position($1::text[], item.feed) - 1)::integer AS stream_rank
         """
 
-    /// The names of ``columns``' values, in their order.
-    static let columnNames = [
-        "feed", "id", "dedup_key", "title", "summary", "url", "author_name", "author_url", "author_avatar", "image_url",
-        "published", "updated", "sort_key", "feed_position", "raw", "first_seen_at", "shared", "stream_rank",
-    ]
-
     /// A renderer of the selection for a statement with `binds` binds before it.
     private func selectionSQL(after binds: Int) -> SelectionSQL<PostgresSelectionDialect> {
         SelectionSQL(

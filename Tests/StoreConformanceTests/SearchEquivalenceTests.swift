@@ -165,9 +165,7 @@ struct SearchEquivalenceTests {
             // Words-only counts from sets of the rows' keys: seed 3 reads a term of two rows or more
             // on its second request (the first counts in SQL), seed 8 every term at once.
             store.searchDocuments.keptTermMinimum.store(seed == 3 ? 1 : 0, ordering: .relaxed)
-            // Pages of a words-only search whose sets are kept are read in one statement; seed 3's
-            // statement reads 8 rows at most, so that its window often holds less than a page.
-            if seed == 3 { store.searchWindowOverride.store(8, ordering: .relaxed) }
+            // Pages of a words-only search whose sets are kept are read in one statement.
             try Self.check(
                 postgres.store, against: reference,
                 selections: try Self.selections(seed: seed, count: 16) + Self.constructSelections(),
