@@ -52,10 +52,18 @@ enum PostgresSearchDocuments {
         let minimum = documents.keptTermMinimum.load(ordering: .relaxed)
         let askedBefore = documents.asked.remembered(expression, at: scan.changeNumber) != nil
         if !askedBefore { documents.asked.remember(true, of: expression, at: scan.changeNumber) }
-        let limit = askedBefore || minimum == 0 ? nil : minimum
-        guard let read = try await keys(of: expression, limit: limit, on: scan.db) else { return nil }
-        if read.rows >= minimum { documents.terms.remember(read.set, of: expression, at: scan.changeNumber) }
-        return read.set
+        if !askedBefore && minimum > 0 {
+            guard let read = try await keys(of: expression, limit: minimum, on: scan.db) else { return nil }
+            if read.rows >= minimum { documents.terms.remember(read.set, of: expression, at: scan.changeNumber) }
+            return read.set
+        }
+        // A full read: one at a time per term and change (the others wait for it).
+        let shared = try await documents.termReads.value(of: "\(scan.changeNumber)\u{0}\(expression)") {
+            guard let read = try await keys(of: expression, limit: nil, on: scan.db) else { return nil }
+            if read.rows >= minimum { documents.terms.remember(read.set, of: expression, at: scan.changeNumber) }
+            return read.set
+        }
+        return shared ?? documents.terms.remembered(expression, at: scan.changeNumber)
     }
 
     /// The keys of the visible rows the `tsquery` `expression` matches, and how many rows held

@@ -26,6 +26,9 @@ package final class SearchDocumentCache: Sendable {
     /// costs more than counting it (PostgreSQL) reads it on its second request, so that a one-shot
     /// `show` never pays for a set it will not use again.
     package let asked = StoreChangeCache<String, Bool>(capacity: 1_024)
+    /// The full reads of frequent terms in progress, by expression and change number: concurrent
+    /// askers share one (PostgreSQL's reads; SQLite's cost a few milliseconds and are not shared).
+    package let termReads = SharedReads<DocumentSet>()
 
     package init() {}
 }
