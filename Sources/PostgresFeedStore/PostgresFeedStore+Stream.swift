@@ -74,8 +74,8 @@ extension PostgresFeedStore {
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         page: Int?
     ) throws -> StoredStreamPage? {
-        // Decided before taking a connection: a selective search (its terms' counts bound its rows
-        // below the density) or a cold handle goes the general way at once.
+        // Decided before taking a connection: a search not dense by its kept words, or a cold
+        // handle, goes the general way at once.
         guard let set = selection.textOnly, let table = feedTable.current else { return nil }
         let ranked = StreamRanking.ranked(feeds, sourceByFeed: table.sourceByFeed, sources: sources)
         let visible = ranked.reduce(0) { $0 + Int(table.visibleByFeed[$1] ?? 0) }
