@@ -92,7 +92,7 @@ extension PostgresStreamScan {
             guard let size = OneStatementRows.size(for: wanted) else { return nil }
             asked = size.rawValue
             binds.append(search.query)
-            rows = try await size.searchRows(binds, on: db)
+            rows = try await size.rows(binds, search: true, on: db)
         } else if !reverse, !filtered, repeats != nil, let size = OneStatementRows.size(for: wanted) {
             asked = size.rawValue
             rows = try await size.rows(binds, on: db)
@@ -183,32 +183,29 @@ enum OneStatementRows: Int, CaseIterable {
         allCases.first { $0.rawValue >= wanted }
     }
 
-    /// The rows of the statement of this size with `binds` (the listing and the key).
-    func rows(_ binds: PostgresBindings, on db: PostgresConnection) async throws -> [PostgresRow] {
+    /// The rows of the statement of this size with `binds` (the listing and the key, and with
+    /// `search` the `tsquery`).
+    func rows(_ binds: PostgresBindings, search: Bool = false, on db: PostgresConnection) async throws -> [PostgresRow] {
+        if search { return try await rows(binds, of: OneStatementSearchPage.self, on: db) }
+        return try await rows(binds, of: OneStatementStreamPage.self, on: db)
+    }
+
+    private func rows<Kind: OneStatementKind>(_ binds: PostgresBindings, of kind: Kind.Type, on db: PostgresConnection)
+        async throws -> [PostgresRow]
+    {
         switch self {
-        case .rows32: try await Self.rows(of: OneStatementPageStatement<Rows32>(binds: binds), on: db)
-        case .rows64: try await Self.rows(of: OneStatementPageStatement<Rows64>(binds: binds), on: db)
-        case .rows128: try await Self.rows(of: OneStatementPageStatement<Rows128>(binds: binds), on: db)
-        case .rows256: try await Self.rows(of: OneStatementPageStatement<Rows256>(binds: binds), on: db)
+        case .rows32: try await Self.rows(of: OneStatementPageStatement<Rows32, Kind>(binds: binds), on: db)
+        case .rows64: try await Self.rows(of: OneStatementPageStatement<Rows64, Kind>(binds: binds), on: db)
+        case .rows128: try await Self.rows(of: OneStatementPageStatement<Rows128, Kind>(binds: binds), on: db)
+        case .rows256: try await Self.rows(of: OneStatementPageStatement<Rows256, Kind>(binds: binds), on: db)
         }
     }
 
-    /// The rows of the search statement of this size with `binds`
-    /// (the listing, the key and the `tsquery`).
-    func searchRows(_ binds: PostgresBindings, on db: PostgresConnection) async throws -> [PostgresRow] {
-        switch self {
-        case .rows32: try await Self.rows(of: OneStatementSearchStatement<Rows32>(binds: binds), on: db)
-        case .rows64: try await Self.rows(of: OneStatementSearchStatement<Rows64>(binds: binds), on: db)
-        case .rows128: try await Self.rows(of: OneStatementSearchStatement<Rows128>(binds: binds), on: db)
-        case .rows256: try await Self.rows(of: OneStatementSearchStatement<Rows256>(binds: binds), on: db)
-        }
-    }
-
-    private static func rows<Statement: PostgresPreparedStatement>(of statement: Statement, on db: PostgresConnection)
-        async throws -> [PostgresRow] where Statement.Row == PostgresRow
+    private static func rows<Size, Kind>(of statement: OneStatementPageStatement<Size, Kind>, on db: PostgresConnection)
+        async throws -> [PostgresRow]
     {
         var rows: [PostgresRow] = []
-        rows.reserveCapacity(64)
+        rows.reserveCapacity(Size.rows.rawValue)
         for try await row in try await db.execute(statement, logger: PostgresFeedStore.logger) {
             rows.append(row)
         }
@@ -256,24 +253,30 @@ enum Rows64: OneStatementSize { static var rows: OneStatementRows { .rows64 } }
 enum Rows128: OneStatementSize { static var rows: OneStatementRows { .rows128 } }
 enum Rows256: OneStatementSize { static var rows: OneStatementRows { .rows256 } }
 
-/// ``OneStatementRows``' search statement reading `Size.rows` matching rows, prepared on each
-/// connection the first time it runs there.
-struct OneStatementSearchStatement<Size: OneStatementSize>: PostgresPreparedStatement {
-    static var name: String { "feedagg_search_page_\(Size.rows.rawValue)" }
-    static var sql: String { OneStatementRows.searchTexts[Size.rows.rawValue]! }
-    typealias Row = PostgresRow
-
-    var binds: PostgresBindings
-
-    func makeBindings() throws -> PostgresBindings { binds }
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+/// Which statement of ``OneStatementRows`` a prepared statement is: its name's prefix and its
+/// texts by size.
+protocol OneStatementKind: Sendable {
+    static var prefix: String { get }
+    static func text(rows: Int) -> String
 }
 
-/// ``OneStatementRows``' statement reading `Size.rows` rows, prepared on each connection the first
-/// time it runs there (PostgresNIO keeps the names it prepared per connection).
-struct OneStatementPageStatement<Size: OneStatementSize>: PostgresPreparedStatement {
-    static var name: String { "feedagg_stream_page_\(Size.rows.rawValue)" }
-    static var sql: String { OneStatementRows.texts[Size.rows.rawValue]! }
+/// The page of every stored feed.
+enum OneStatementStreamPage: OneStatementKind {
+    static var prefix: String { "feedagg_stream_page_" }
+    static func text(rows: Int) -> String { OneStatementRows.texts[rows]! }
+}
+
+/// The page of a words-only search of every stored feed: the rows the `tsquery` `$7` matches.
+enum OneStatementSearchPage: OneStatementKind {
+    static var prefix: String { "feedagg_search_page_" }
+    static func text(rows: Int) -> String { OneStatementRows.searchTexts[rows]! }
+}
+
+/// ``OneStatementRows``' statement of kind `Kind` reading `Size.rows` rows, prepared on each
+/// connection the first time it runs there (PostgresNIO keeps the names it prepared per connection).
+struct OneStatementPageStatement<Size: OneStatementSize, Kind: OneStatementKind>: PostgresPreparedStatement {
+    static var name: String { Kind.prefix + "\(Size.rows.rawValue)" }
+    static var sql: String { Kind.text(rows: Size.rows.rawValue) }
     typealias Row = PostgresRow
 
     var binds: PostgresBindings
