@@ -110,6 +110,15 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// keeps rendered, and each trip to a store thread cost such a request (mostly a `304`) a
     /// quarter of its time.
     func awaitChangeVersion() async throws -> Int64
+    /// Follows the change number without reading it: calls `changed` with the number once the
+    /// store is announcing its changes to this process, then with each number a commit by any
+    /// process moves it to (in commit order, a moment after the commit; `announced` true), and
+    /// with the number as the store checks its link now and then, until the calling task is
+    /// cancelled or the link breaks (it then throws). Returns `false` at once, calling nothing,
+    /// when the store cannot announce its changes (SQLite: a read of the number costs
+    /// microseconds). `feedagg serve` answers revalidations and kept first pages from it on
+    /// PostgreSQL (``awaitChangeVersion()`` is a round trip there).
+    func watchChangeNumber(_ changed: @escaping @Sendable (_ number: Int64, _ announced: Bool) -> Void) async throws -> Bool
 
     /// The names of the applied schema migrations, oldest first.
     func schemaVersions() throws -> [String]
@@ -118,6 +127,11 @@ public protocol StoreDriver: AnyObject, Sendable {
 }
 
 extension StoreDriver {
+    /// A store that cannot announce its changes: returns `false` at once.
+    public func watchChangeNumber(
+        _ changed: @escaping @Sendable (_ number: Int64, _ announced: Bool) -> Void
+    ) async throws -> Bool { false }
+
     /// Runs ``stagePage(_:ticket:)`` on a dispatch queue of its own, never blocking a thread of
     /// Swift's cooperative pool on the store.
     @discardableResult

@@ -77,14 +77,17 @@ public struct FeedaggServer: Sendable {
         document: FeedsDocument, store: any StoreDriver, lentStore: (store: any StoreDriver, keepRaw: Bool)?,
         readPool: StoreReadPool
     ) async throws {
+        let watch = ChangeNumberWatch()
         let reader = StreamReader(
-            aggregator: aggregator, settings: settings, configuration: configuration, lentStore: store, readPool: readPool)
+            aggregator: aggregator, settings: settings, configuration: configuration, lentStore: store, readPool: readPool,
+            watch: watch)
         // SIGHUP is trapped from here on (before the server runs, so an early one is not fatal).
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let readiness = ServerReadiness()
         let scheduler = PullScheduler(
             aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
-            readiness: readiness, shared: try sharedSchedule(settings: settings, document: document), lentStore: lentStore)
+            readiness: readiness, shared: try sharedSchedule(settings: settings, document: document), lentStore: lentStore,
+            wrote: { watch.wrote() })
         let metrics = ServerMetrics.registry
         let hosts = ServedHosts(listen: settings.listen, publicURLs: publicOrigins)
         let router = Router(context: ServeRequestContext.self)
@@ -127,9 +130,16 @@ public struct FeedaggServer: Sendable {
                 readiness.markReady()
             },
             logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: application), .init(service: scheduler)]
+        if lentStore != nil {
+            // PostgreSQL announces its changes (a SQLite read of the number costs microseconds).
+            services.append(
+                .init(
+                    service: ChangeNumberWatchService(watch: watch, store: store), successTerminationBehavior: .ignore,
+                    failureTerminationBehavior: .ignore))
+        }
         var group = ServiceGroupConfiguration(
-            services: [.init(service: application), .init(service: scheduler)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // Running pulls stop at their next request and save; the server finishes the requests in
         // flight. Anything still running after this is cancelled, well within systemd's 10 s.
         group.maximumGracefulShutdownDuration = Self.shutdownGrace

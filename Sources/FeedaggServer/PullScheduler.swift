@@ -40,6 +40,9 @@ actor PullScheduler: Service {
     /// connection set-up per pull), with the `keep_raw` it was opened with; `nil`: each pull opens
     /// the store itself (SQLite).
     let lentStore: (store: any StoreDriver, keepRaw: Bool)?
+    /// Called when a batch of pulls ends, before its outcome is recorded (before a status reads it
+    /// as finished): what it committed is in the store (``ChangeNumberWatch/wrote()``).
+    let wrote: @Sendable () -> Void
     /// What this worker holds of the shared schedule (unused without one).
     var sharedState = SharedState()
     var feeds: [String: FeedSchedule] = [:]
@@ -75,10 +78,11 @@ actor PullScheduler: Service {
     init(
         aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, hangups: UnixSignalsSequence?,
         readiness: ServerReadiness, shared: (any SharedSchedule)? = nil,
-        lentStore: (store: any StoreDriver, keepRaw: Bool)? = nil
+        lentStore: (store: any StoreDriver, keepRaw: Bool)? = nil, wrote: @escaping @Sendable () -> Void = {}
     ) {
         self.shared = shared
         self.lentStore = lentStore
+        self.wrote = wrote
         self.aggregator = aggregator
         self.settings = settings
         self.configuration = configuration
@@ -150,10 +154,12 @@ actor PullScheduler: Service {
                                 shared.notePause(host: host, until: until, setBy: feed)
                             }
                         }
+                        let wrote = self.wrote
                         group.addTask {
                             let outcome = await Self.pull(
                                 batch, configuration: configuration, aggregator: aggregator, settings: settings,
                                 connectionsPerHost: share, lentStore: lent, sharedPause: pauses, limitMet: limitMet)
+                            wrote()
                             continuation.yield(.finished(outcome))
                         }
                     }

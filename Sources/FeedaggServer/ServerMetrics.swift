@@ -38,6 +38,17 @@ enum ServerMetrics {
         Counter(label: "feedagg_http_not_modified_total").increment()
     }
 
+    /// Counts a read of the store's change number (a round trip on PostgreSQL; none while its
+    /// announcements vouch for the number, ``ChangeNumberWatch``).
+    static func recordChangeNumberRead() {
+        Counter(label: "feedagg_store_change_number_reads_total").increment()
+    }
+
+    /// Counts a change of the store announced to this server (``ChangeNumberWatch``).
+    static func recordChangeAnnounced() {
+        Counter(label: "feedagg_store_changes_announced_total").increment()
+    }
+
     /// Counts a first page answered from the pages kept rendered (`RenderedPages`).
     static func recordKeptPage() {
         Counter(label: "feedagg_http_kept_pages_total").increment()

@@ -18,18 +18,22 @@ struct StreamReader: Sendable {
     let readPool: StoreReadPool
     /// The change number's reads, shared by the requests waiting at once (``SharedRead``).
     private let changeNumber: SharedRead<Int64?, RequestProblem>
+    /// The change number as the store announces it (PostgreSQL), when it vouches for one.
+    let watch: ChangeNumberWatch
 
     init(
         aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, lentStore: (any StoreDriver)?,
-        readPool: StoreReadPool
+        readPool: StoreReadPool, watch: ChangeNumberWatch = ChangeNumberWatch()
     ) {
         self.aggregator = aggregator
         self.settings = settings
         self.configuration = configuration
         self.lentStore = lentStore
         self.readPool = readPool
+        self.watch = watch
         changeNumber = SharedRead { () async throws(RequestProblem) -> Int64? in
             guard let store = lentStore else { return nil }
+            ServerMetrics.recordChangeNumberRead()
             // On the request's own task: no trip to a store thread (``StoreDriver/awaitChangeVersion()``).
             // Should SQLite be busy past that read's short wait, a store thread reads it the usual
             // way, with the store's own waits.
@@ -75,11 +79,17 @@ struct StreamReader: Sendable {
         }
     }
 
-    /// The store's change number (``StoreDriver/awaitChangeVersion()``), read by a read that
-    /// started after this call (shared with the requests asking at the same time); `nil` without a
-    /// store kept open (each read opens its own: nothing to key pages by).
+    /// The store's change number: as announced, when the store announces its changes and the
+    /// watch vouches for it (``ChangeNumberWatch``: another process's commit is seen a moment after
+    /// it, this process's at once); otherwise read (``StoreDriver/awaitChangeVersion()``) by a read
+    /// that started after this call, shared with the requests asking at the same time. `nil`
+    /// without a store kept open (each read opens its own: nothing to key pages by).
     func changeVersion() async throws(RequestProblem) -> Int64? {
-        try await changeNumber.value()
+        if let announced = watch.current() { return announced }
+        let writes = watch.writes
+        let number = try await changeNumber.value()
+        if let number { watch.read(number, since: writes) }
+        return number
     }
 
     /// `feedagg feeds --format json` for the running configuration, without the configuration

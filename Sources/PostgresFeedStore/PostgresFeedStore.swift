@@ -250,7 +250,7 @@ public final class PostgresFeedStore: StoreDriver {
     }
 
     /// The ``StoreError`` to throw for `error`, naming the server.
-    private func mapped(_ error: any Error, operation: String) -> StoreError {
+    func mapped(_ error: any Error, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
         if let timedOut = error as? PostgresBridge.TimedOut {
             return StoreError(

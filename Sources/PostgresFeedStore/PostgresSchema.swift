@@ -202,9 +202,19 @@ enum PostgresSchema {
         }
     ]
 
-    /// Moves the store's change number (`v3`), in the transaction that changed what a read can see.
+    /// The channel every change of the change number is announced on (`NOTIFY`, its payload the
+    /// new number; ``PostgresFeedStore/watchChangeNumber(_:)`` listens).
+    static let changeChannel = "feedagg_store_change"
+
+    /// Moves the store's change number (`v3`), in the transaction that changed what a read can see,
+    /// and announces the new number on ``changeChannel`` (PostgreSQL delivers it when that
+    /// transaction commits, and never when it rolls back).
     static func noteChange(in db: PostgresConnection) async throws {
-        try await db.exec("UPDATE store_change SET version = version + 1 WHERE id = 1")
+        try await db.exec(
+            """
+            WITH changed AS (UPDATE store_change SET version = version + 1 WHERE id = 1 RETURNING version)
+            SELECT pg_notify(\(changeChannel), version::text) FROM changed
+            """)
     }
 
     /// Applies the missing migrations on `connection`, in one transaction under the advisory lock.

@@ -56,4 +56,73 @@ struct ServeKeptPagesTests {
             #expect(stale.status == 200, "the old tag no longer matches")
         }
     }
+
+    @Test("on PostgreSQL, first pages and their revalidations read no change number while the store announces its changes: another process's commit is announced, serve's own pull is read at once, a broken link falls back to reads and comes back")
+    func announcedChanges() async throws {
+        let api = try await BenchServer.start(
+            .init(orgs: [.init("acme", repos: 45), .init("zeta", repos: 30), .init("newco", repos: 3)]))
+        defer { api.stop() }
+        let folder = try TemporaryFolder("feedagg-serve-announced")
+        defer { folder.remove() }
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase("announced")
+        let config = try folder.write(
+            "feeds.yaml", reposYAML([("acme", "acme"), ("zeta", "zeta")], base: api.baseURL, settings: ["min_refresh: 0"]))
+        // Another configuration's feed, pulled into the same database by another process.
+        let other = try folder.write("other.yaml", reposYAML([("newco", "newco")], base: api.baseURL))
+        let (reads, announced, kept) = (
+            "feedagg_store_change_number_reads_total", "feedagg_store_changes_announced_total", "feedagg_http_kept_pages_total"
+        )
+        _ = try await ServeProcess.afterPull(config: config.path, db: database.url) { _, db, serve in
+            let client = ServeClient()
+            let page = serve.url("/api/items?limit=5")
+            let etag = try await client.send(page).headers["ETag"] ?? ""
+            /// Whether `requests` first pages and revalidations left the reads of the number as they were.
+            func readNothing(_ requests: Int = 10) async throws -> Bool {
+                let before = try await Self.counter(reads, at: serve)
+                for index in 0..<requests {
+                    let answer = try await client.send(page, headers: index.isMultiple(of: 2) ? [("If-None-Match", etag)] : [])
+                    #expect(answer.status == (index.isMultiple(of: 2) ? 304 : 200))
+                }
+                return try await Self.counter(reads, at: serve) == before
+            }
+            // Once the link is up, the number is the announced one: no read, however many ask.
+            try await ServeScheduleTests.eventually("the watch vouches for the number", timeout: .seconds(60)) {
+                try await readNothing()
+            }
+            #expect(try await readNothing(40))
+
+            // A commit by another process is announced, and the next first page is rendered anew.
+            let before = try await Self.counter(announced, at: serve)
+            let pull = try await TestBinary.runFeedagg(["pull", "--config", other.path, "--db", db, "--quiet"])
+            try #require(pull.status == 0, "\(pull.summary)")
+            try await ServeScheduleTests.eventually("the other process's commit announced", timeout: .seconds(60)) {
+                try await Self.counter(announced, at: serve) > before
+            }
+            let keptBefore = try await Self.counter(kept, at: serve)
+            _ = try await client.send(page)
+            #expect(try await Self.counter(kept, at: serve) == keptBefore, "the page after the commit is rendered, not the kept one")
+
+            // A pull of serve's own: once its status reads as finished, the next first page reads the number.
+            let readsBefore = try await Self.counter(reads, at: serve)
+            let asked = try await client.send(serve.url("/api/refresh?feed=acme"), method: "POST")
+            #expect(asked.status == 202 || asked.status == 200, "\(asked.status)")
+            try await ServeScheduleTests.eventually("the refresh done", timeout: .seconds(120)) {
+                let (status, _) = try await client.text(serve.url("/api/refresh/status"))
+                return try jsonObject(status)["done"] as? Bool == true
+            }
+            _ = try await client.send(page)
+            #expect(try await Self.counter(reads, at: serve) > readsBefore, "serve's own pull is read, not waited for")
+
+            // The link broken (its backend terminated): requests read the number until it is back.
+            let terminated = try await cluster.psql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database.name)' AND application_name = 'feedagg change watch'",
+                database: database.name)
+            #expect(terminated.contains("1"), "one listening backend: \(terminated)")
+            try await ServeScheduleTests.eventually("requests read while the link is down", timeout: .seconds(60)) {
+                try await !readNothing(2)
+            }
+            try await ServeScheduleTests.eventually("the link back", timeout: .seconds(60)) { try await readNothing() }
+        }
+    }
 }
