@@ -65,11 +65,12 @@ extension PostgresFeedStore {
     }
 
     /// The page of a words-only search of every stored feed in one statement, without a
-    /// transaction: when the kept feed table is current, the search's count comes from kept sets
-    /// (``PostgresSearchDocuments/KeptSets``, no statement for a frequent
-    /// word), and its matches are dense enough (``OneStatementSearch/expectedRows``); `nil`
-    /// otherwise, and when the statement read fewer than a page and one (the general read walks
-    /// on, or ends the stream).
+    /// transaction: when the kept feed table is current, the search's count is known — kept for
+    /// this change number (``StreamTotalsCache``: a reader paging through a search counted it on
+    /// its first page) or counted from kept sets (``PostgresSearchDocuments/KeptSets``, no
+    /// statement for a frequent word) — and its matches are dense enough
+    /// (``OneStatementSearch/expectedRows``); `nil` otherwise, and when the statement read fewer
+    /// than a page and one (the general read walks on, or ends the stream).
     private func oneStatementSearchPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         page: Int?
@@ -82,15 +83,23 @@ extension PostgresFeedStore {
         let wanted = limit + 1 + PostgresStreamScan.oneStatementSlack
         let expected = OneStatementSearch.expectedRows
         let dense = max(1, (wanted * visible + expected - 1) / expected)
-        guard !ranked.isEmpty, ranked.count == table.sourceByFeed.count,
-            let kept = PostgresSearchDocuments.KeptSets(set, listing: ranked, at: table.version, documents: searchDocuments),
-            kept.bound >= dense
-        else { return nil }
+        guard !ranked.isEmpty, ranked.count == table.sourceByFeed.count else { return nil }
+        // The pages after the first of a search whose words were never read as sets (asked once,
+        // counted in SQL): the total kept at this change number says how dense the matches are.
+        let known =
+            selection.isFixedBetweenChanges
+            ? totalsCache.remembered(StreamTotalsKey(listing: ranked, selection: selection), at: table.version) : nil
+        let kept =
+            known == nil
+            ? PostgresSearchDocuments.KeptSets(set, listing: ranked, at: table.version, documents: searchDocuments) : nil
+        guard (known ?? kept?.bound ?? 0) >= dense else { return nil }
         return try read("read the stream") { db in
             let scan = PostgresStreamScan(
                 db, ranked: ranked, sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed,
                 changeNumber: table.version, selection: selection)
-            guard let counted = try await kept.count(on: db, atLeast: dense),
+            var total = known
+            if total == nil, let kept { total = try await kept.count(on: db, atLeast: dense)?.entries }
+            guard let total,
                 let walk = try await scan.oneStatementWalk(
                     reverse: false, after: cursor.map(StreamOrderKey.init), rows: wanted, repeats: 0,
                     search: OneStatementSearch(query: PostgresSelectionDialect().rowQuery(set))),
@@ -98,7 +107,7 @@ extension PostgresFeedStore {
             else { return nil }
             self.oneStatementSearchPages.add(1, ordering: .relaxed)
             return try Self.page(
-                walk.shown.prefix(limit), more: true, total: counted.entries, perPage: limit, page: page, scan: scan)
+                walk.shown.prefix(limit), more: true, total: total, perPage: limit, page: page, scan: scan)
         }
     }
 

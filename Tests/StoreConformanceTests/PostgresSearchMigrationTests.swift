@@ -170,6 +170,40 @@
             #expect(try firstPage() == (["24", "22", "20"], 12))
         }
 
+        @Test("the pages after the first of a search counted in SQL are read in one statement: the total kept for the change says how dense it is")
+        func oneStatementSearchPagesAfterACount() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v6_paging")
+            let store = try PostgresFeedStore.open(url: try PostgresURL(database.url))
+            defer { try? store.close() }
+            // A frequent word (over 5 rows) asked for once: counted in SQL, its rows never read.
+            store.searchDocuments.keptTermMinimum.store(5, ordering: .relaxed)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            let items = (1...20).map {
+                FeedItem(
+                    id: "\($0)", title: $0 % 2 == 0 ? "swift \($0)" : "go \($0)", url: "https://h.test/\($0)",
+                    updated: day.addingTimeInterval(Double($0)))
+            }
+            try store.commitPull(
+                FeedPull(feed: "a", source: "test.items", items: items, complete: true,
+                         stats: PullStats(pages: 1, requests: 1), error: nil))
+            let selection = StreamSelection(query: try SearchQuery(parsing: "swift"))
+            var cursor: StreamCursor?
+            var pages: [[String]] = []
+            while true {
+                let page = try store.stream(feeds: ["a"], sources: nil, selection: selection, after: cursor, limit: 3)
+                #expect(page.totalItems == 10)
+                pages.append(page.entries.map(\.item.id))
+                guard let next = page.nextCursor, !page.entries.isEmpty else { break }
+                cursor = try StreamCursor(next)
+            }
+            #expect(pages == [["20", "18", "16"], ["14", "12", "10"], ["8", "6", "4"], ["2"]])
+            #expect(store.searchDocuments.terms.remembered("('swift')", at: try store.changeVersion()) == nil)
+            // Page 1 counted (general read); pages 2 and 3 in one statement each; the last, short of
+            // a page and one, ends the stream the general way.
+            #expect(store.oneStatementSearchPages.load(ordering: .relaxed) == 2)
+        }
+
         @Test("kept sets leave staged rows out: a pull in progress moves no change number, and is never counted")
         func stagedRowsLeftOut() async throws {
             let cluster = try await PostgresCluster.shared()
