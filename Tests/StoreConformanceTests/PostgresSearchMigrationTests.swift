@@ -73,6 +73,20 @@
     /// migration, new ones from their insert; searches are counted from sets of these keys.
     @Suite("PostgreSQL v6: the items' keys, and searches counted from sets of them")
     struct SearchKeys {
+        /// Feed `a`'s items 1 to `last`, a second apart (the newest last): the even ones titled
+        /// `swift N`, the odd ones `go N`.
+        static func alternatingPull(upTo last: Int) -> FeedPull {
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            let items = (1...last).map {
+                FeedItem(
+                    id: "\($0)", title: $0 % 2 == 0 ? "swift \($0)" : "go \($0)", url: "https://h.test/\($0)",
+                    updated: day.addingTimeInterval(Double($0)))
+            }
+            return FeedPull(
+                feed: "a", source: "test.items", items: items, complete: true, stats: PullStats(pages: 1, requests: 1),
+                error: nil)
+        }
+
         @Test("items stored before v6 get distinct keys; counts from sets equal the statement's, before and after a commit")
         func keys() async throws {
             let cluster = try await PostgresCluster.shared()
@@ -139,16 +153,8 @@
             let store = try PostgresFeedStore.open(url: url)
             defer { try? store.close() }
             store.searchDocuments.keptTermMinimum.store(0, ordering: .relaxed)
-            let day = Date(timeIntervalSince1970: 1_700_000_000)
             func commit(_ store: PostgresFeedStore, upTo last: Int) throws {
-                let items = (1...last).map {
-                    FeedItem(
-                        id: "\($0)", title: $0 % 2 == 0 ? "swift \($0)" : "go \($0)", url: "https://h.test/\($0)",
-                        updated: day.addingTimeInterval(Double($0)))
-                }
-                try store.commitPull(
-                    FeedPull(feed: "a", source: "test.items", items: items, complete: true,
-                             stats: PullStats(pages: 1, requests: 1), error: nil))
+                try store.commitPull(Self.alternatingPull(upTo: last))
             }
             func firstPage() throws -> (ids: [String], total: Int) {
                 let page = try store.stream(
@@ -178,15 +184,7 @@
             defer { try? store.close() }
             // A frequent word (over 5 rows) asked for once: counted in SQL, its rows never read.
             store.searchDocuments.keptTermMinimum.store(5, ordering: .relaxed)
-            let day = Date(timeIntervalSince1970: 1_700_000_000)
-            let items = (1...20).map {
-                FeedItem(
-                    id: "\($0)", title: $0 % 2 == 0 ? "swift \($0)" : "go \($0)", url: "https://h.test/\($0)",
-                    updated: day.addingTimeInterval(Double($0)))
-            }
-            try store.commitPull(
-                FeedPull(feed: "a", source: "test.items", items: items, complete: true,
-                         stats: PullStats(pages: 1, requests: 1), error: nil))
+            try store.commitPull(Self.alternatingPull(upTo: 20))
             let selection = StreamSelection(query: try SearchQuery(parsing: "swift"))
             var cursor: StreamCursor?
             var pages: [[String]] = []

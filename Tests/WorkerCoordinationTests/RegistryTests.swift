@@ -31,9 +31,11 @@ struct RegistryTests {
     @Test("a worker that stops beating is no longer live, and its share goes back to the others")
     func staleWorker() async throws {
         try await withCoordinationDatabase { client, _ in
-            // 10 s: long enough that `alive`, beating between reads, never looks stale on a loaded
-            // machine (2 s was: a full run once took longer than that between its beat and the read).
-            let settings = CoordinationSettings(workerTimeout: .seconds(10), maxConnectionsPerHost: 6)
+            // 30 s: long enough that `alive`, beating between reads, never looks stale on a loaded
+            // machine (2 s was not: a full run once took longer than that between its beat and the
+            // read; 10 s was not either, once, in a full run of 2026-11-29 at 286 s, with the test
+            // process's two cooperative threads shared by every suite running at the time).
+            let settings = CoordinationSettings(workerTimeout: .seconds(30), maxConnectionsPerHost: 6)
             let alive = WorkerCoordinator(client: client, id: WorkerID("alive"), settings: settings, logger: testLogger)
             let gone = WorkerCoordinator(client: client, id: WorkerID("gone"), settings: settings, logger: testLogger)
             try await gone.register()
