@@ -24,11 +24,9 @@ import Synchronization
 ///   while it connects again, every request reads the number as before.
 final class ChangeNumberWatch: Sendable {
     private struct State {
-        /// Whether the store is announcing its changes to this process now.
-        var linked = false
-        /// The highest number announced or read since the link came up.
+        /// The highest number announced or read since the link came up; `nil` while it is down.
         var number: Int64?
-        /// When the link last answered (an announcement or a check).
+        /// When the link last answered (an announcement or a check); `nil` while it is down.
         var heardAt: ContinuousClock.Instant?
         /// Moves each time this process wrote to the store (``wrote()``).
         var writes: UInt64 = 0
@@ -50,7 +48,7 @@ final class ChangeNumberWatch: Sendable {
     func current() -> Int64? {
         let now = clock.now
         return state.withLock { state in
-            guard state.linked, !state.unread, let number = state.number, let heard = state.heardAt,
+            guard !state.unread, let number = state.number, let heard = state.heardAt,
                 now - heard < Self.trustWindow
             else { return nil }
             return number
@@ -61,7 +59,6 @@ final class ChangeNumberWatch: Sendable {
     func heard(_ number: Int64) {
         let now = clock.now
         state.withLock { state in
-            state.linked = true
             state.number = max(state.number ?? number, number)
             state.heardAt = now
         }
@@ -70,7 +67,6 @@ final class ChangeNumberWatch: Sendable {
     /// The link failed or ended: nothing is vouched for until it is back.
     func lost() {
         state.withLock { state in
-            state.linked = false
             state.number = nil
             state.heardAt = nil
         }
@@ -91,7 +87,7 @@ final class ChangeNumberWatch: Sendable {
     /// A read of the number, started after the mark `writes` was taken, found `number`.
     func read(_ number: Int64, since writes: UInt64) {
         state.withLock { state in
-            if state.linked { state.number = max(state.number ?? number, number) }
+            if state.heardAt != nil { state.number = max(state.number ?? number, number) }
             if state.writes == writes { state.unread = false }
         }
     }

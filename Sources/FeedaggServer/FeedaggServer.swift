@@ -77,7 +77,8 @@ public struct FeedaggServer: Sendable {
         document: FeedsDocument, store: any StoreDriver, lentStore: (store: any StoreDriver, keepRaw: Bool)?,
         readPool: StoreReadPool
     ) async throws {
-        let watch = ChangeNumberWatch()
+        // PostgreSQL announces its changes (a SQLite read of the number costs microseconds).
+        let watch = lentStore == nil ? nil : ChangeNumberWatch()
         let reader = StreamReader(
             aggregator: aggregator, settings: settings, configuration: configuration, lentStore: store, readPool: readPool,
             watch: watch)
@@ -87,7 +88,7 @@ public struct FeedaggServer: Sendable {
         let scheduler = PullScheduler(
             aggregator: aggregator, settings: settings, configuration: configuration, hangups: hangups,
             readiness: readiness, shared: try sharedSchedule(settings: settings, document: document), lentStore: lentStore,
-            wrote: { watch.wrote() })
+            wrote: { watch?.wrote() })
         let metrics = ServerMetrics.registry
         let hosts = ServedHosts(listen: settings.listen, publicURLs: publicOrigins)
         let router = Router(context: ServeRequestContext.self)
@@ -131,8 +132,7 @@ public struct FeedaggServer: Sendable {
             },
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: application), .init(service: scheduler)]
-        if lentStore != nil {
-            // PostgreSQL announces its changes (a SQLite read of the number costs microseconds).
+        if let watch {
             services.append(
                 .init(
                     service: ChangeNumberWatchService(watch: watch, store: store), successTerminationBehavior: .ignore,

@@ -18,12 +18,13 @@ struct StreamReader: Sendable {
     let readPool: StoreReadPool
     /// The change number's reads, shared by the requests waiting at once (``SharedRead``).
     private let changeNumber: SharedRead<Int64?, RequestProblem>
-    /// The change number as the store announces it (PostgreSQL), when it vouches for one.
-    let watch: ChangeNumberWatch
+    /// The change number as the store announces it, when it vouches for one; `nil` for a store
+    /// that announces nothing (SQLite: its requests go straight to the read).
+    let watch: ChangeNumberWatch?
 
     init(
         aggregator: Aggregator, settings: ServeSettings, configuration: ConfigurationBox, lentStore: (any StoreDriver)?,
-        readPool: StoreReadPool, watch: ChangeNumberWatch = ChangeNumberWatch()
+        readPool: StoreReadPool, watch: ChangeNumberWatch? = nil
     ) {
         self.aggregator = aggregator
         self.settings = settings
@@ -85,6 +86,7 @@ struct StreamReader: Sendable {
     /// that started after this call, shared with the requests asking at the same time. `nil`
     /// without a store kept open (each read opens its own: nothing to key pages by).
     func changeVersion() async throws(RequestProblem) -> Int64? {
+        guard let watch else { return try await changeNumber.value() }
         if let announced = watch.current() { return announced }
         let writes = watch.writes
         let number = try await changeNumber.value()

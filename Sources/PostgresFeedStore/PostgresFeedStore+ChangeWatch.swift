@@ -26,8 +26,8 @@ extension PostgresFeedStore {
         _ changed: @escaping @Sendable (_ number: Int64, _ announced: Bool) -> Void
     ) async throws -> Bool {
         let url = self.url
-        var configuration = try url.connectionConfiguration(
-            allowTLS: url.tls.mode == .allow && url.socketPath == nil && AllowedTLS.needsTLS(url))
+        // `sslmode=allow`: TLS when the store's first connection found plaintext refused.
+        var configuration = try url.connectionConfiguration(allowTLS: AllowedTLS.needsTLS(url))
         configuration.options.connectTimeout = .nanoseconds(Int64(min(readTimeout.seconds, 86_400) * 1e9))
         // Named in pg_stat_activity, for whoever looks at the server's sessions.
         configuration.options.additionalStartupParameters.append(("application_name", Self.changeWatchName))
