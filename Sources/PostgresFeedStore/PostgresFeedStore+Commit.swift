@@ -146,7 +146,9 @@ extension PostgresFeedStore {
             """)
         try await db.exec("DELETE FROM staged_cache WHERE feed = \(pull.feed)")
         // The change number moves last: its row lock is held only from there to the COMMIT.
-        guard settled && pull.complete else {
+        // Missing items are rows an earlier pull saw and this one did not: the feed's first pull
+        // (number 1) has none to look for, and skips two walks of every row it wrote.
+        guard settled && pull.complete && startedPull > 1 else {
             try await PostgresSchema.noteChange(in: db)
             return (0, Int(revealed))
         }

@@ -229,7 +229,7 @@ struct StoreEngineCLITests {
         for output in outputs { #expect(output.status == 0, "\(output.stderr)") }
         let store = try openDriver(db)
         defer { try? store.close() }
-        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
     }
 
     @Test("a PostgreSQL password is never printed: pull, feeds, show, and the errors of a wrong database or a refused connection")

@@ -49,7 +49,7 @@
                 """, database: database.name)
             let store = try PostgresFeedStore.open(url: url)
             defer { try? store.close() }
-            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6"])
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
             func ids(_ query: String) throws -> [String] {
                 try store.stream(
                     feeds: ["a", "b"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
@@ -118,7 +118,7 @@
                 database: database.name)
             let store = try PostgresFeedStore.open(url: url)
             defer { try? store.close() }
-            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6"])
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
             #expect(try await cluster.psql("SELECT COUNT(*), COUNT(doc), COUNT(DISTINCT doc) FROM item", database: database.name) == "5|5|5")
             func total(_ query: String) throws -> Int {
                 try store.stream(
@@ -234,6 +234,63 @@
                 ticket: ticket)
             #expect(try total("swift") == 1)
             #expect(try total("swift OR go") == 2)
+        }
+    }
+
+    /// PostgreSQL's schema v7: the text index holds visible rows only (`WHERE NOT staged`), so a
+    /// pull written page by page indexes each new item once, when its end reveals it.
+    @Suite("PostgreSQL v7: the text index leaves staged rows out")
+    struct VisibleTextIndex {
+        @Test("a v6 database gets the partial index; searches use it and find revealed rows, never staged ones")
+        func partialIndex() async throws {
+            let cluster = try await PostgresCluster.shared()
+            let database = try await cluster.createDatabase("search_v7")
+            let url = try PostgresURL(database.url)
+            let day = Date(timeIntervalSince1970: 1_700_000_000)
+            let definition = "SELECT pg_get_indexdef('item_search'::regclass)"
+            do {
+                let store = try PostgresFeedStore.open(url: url)
+                defer { try? store.close() }
+                try store.commitPull(
+                    FeedPull(feed: "a", source: "test.items", items: [
+                        FeedItem(id: "1", title: "swift notes", url: "https://h.test/1", updated: day)
+                    ], complete: true, stats: PullStats(pages: 1, requests: 1), error: nil))
+            }
+            // Back to a database as v6 left it: the index over every row.
+            _ = try await cluster.psql(
+                """
+                DROP INDEX item_search; CREATE INDEX item_search ON item USING gin (search);
+                DELETE FROM feedagg_migrations WHERE version = 'v7';
+                """, database: database.name)
+            #expect(try await cluster.psql(definition, database: database.name).hasSuffix("USING gin (search)"))
+            let store = try PostgresFeedStore.open(url: url)
+            defer { try? store.close() }
+            #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+            #expect(try await cluster.psql(definition, database: database.name).hasSuffix("WHERE (NOT staged)"))
+            func total(_ query: String) throws -> Int {
+                try store.stream(
+                    feeds: ["a"], sources: nil, selection: StreamSelection(query: try SearchQuery(parsing: query)),
+                    after: nil, limit: 10
+                ).totalItems
+            }
+            guard case .fresh(let ticket) = try store.beginPull(feed: "a", source: "test.items", fingerprint: "f", restart: true)
+            else {
+                Issue.record("no claim")
+                return
+            }
+            let staged = [
+                FeedItem(id: "1", title: "swift notes", url: "https://h.test/1", updated: day),
+                FeedItem(id: "2", title: "swift staged", url: "https://h.test/2", updated: day),
+            ]
+            _ = try store.stagePage(AcceptedPage(number: 1, items: staged), ticket: ticket)
+            #expect(try total("swift") == 1)
+            #expect(try total("staged") == 0)
+            try store.finishPull(
+                FeedPull(feed: "a", source: "test.items", items: [], complete: true,
+                         stats: PullStats(pages: 1, requests: 1), error: nil),
+                ticket: ticket, keepResume: false)
+            #expect(try total("swift") == 2)
+            #expect(try total("staged") == 1)
         }
     }
 #endif
