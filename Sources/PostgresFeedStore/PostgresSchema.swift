@@ -197,7 +197,8 @@ enum PostgresSchema {
         // when its page is staged and again when the pull's end reveals it (a new row version,
         // since `staged` is in the index predicates). A first pull of 50,000 items into
         // PostgreSQL spent about a fifth of its page writes in the index it never read. Rebuilt
-        // under the migration lock: about 5 s at 1,000,000 items.
+        // under the migration lock: 9 s at 1,000,000 items with the default `maintenance_work_mem`
+        // (64 MB), 5 s with 256 MB; readers wait for it.
         (
             "v7",
             [
