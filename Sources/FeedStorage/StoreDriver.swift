@@ -49,6 +49,12 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// synchronous write on a thread of its own; an engine with an async driver awaits it instead.
     @discardableResult
     func stage(_ page: AcceptedPage, ticket: PullTicket) async throws -> CommitSummary
+    /// ``stage(_:ticket:)`` in two steps: the work that needs no database done now, the write when
+    /// ``PreparedPageWrite/run`` is called. A pull's page writer prepares a page while the pages
+    /// before it are still being written (they are written one at a time, in order), so the
+    /// writes, which a pull waits for, do only database work. The default defers everything to
+    /// the write.
+    func preparePageWrite(_ page: AcceptedPage, ticket: PullTicket) throws -> PreparedPageWrite
     /// Ends the pull `ticket` holds, revealing everything it staged, in one transaction.
     @discardableResult
     func finishPull(_ pull: FeedPull, ticket: PullTicket, keepResume: Bool) throws -> CommitSummary
@@ -143,6 +149,11 @@ extension StoreDriver {
         }
     }
 
+    /// Nothing prepared ahead: the write is ``stage(_:ticket:)``.
+    public func preparePageWrite(_ page: AcceptedPage, ticket: PullTicket) throws -> PreparedPageWrite {
+        PreparedPageWrite { try await self.stage(page, ticket: ticket) }
+    }
+
     /// No snapshot: every read goes to the store (see the requirement).
     public func pullMemorySnapshot(feeds: [String]) throws -> PullMemorySnapshot? { nil }
 
@@ -207,5 +218,16 @@ extension StoreDriver {
     /// ``stream(feeds:sources:page:perPage:)`` of every source type.
     public func stream(feeds: [String], page: Int, perPage: Int) throws -> StoredStreamPage {
         try stream(feeds: feeds, sources: nil, page: page, perPage: perPage)
+    }
+}
+
+/// A staged page's write with its preparation done (``StoreDriver/preparePageWrite(_:ticket:)``).
+public struct PreparedPageWrite: Sendable {
+    /// Writes the page.
+    public let run: @Sendable () async throws -> CommitSummary
+
+    /// A write that runs `run`.
+    public init(_ run: @escaping @Sendable () async throws -> CommitSummary) {
+        self.run = run
     }
 }

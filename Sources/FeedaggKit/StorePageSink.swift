@@ -5,8 +5,9 @@ import Synchronization
 /// Writes each page of one feed into the store as the engine accepts it (see
 /// ``FeedStore/stagePage(_:ticket:)``), off the cooperative pool, and tallies what it did.
 ///
-/// Writes are pipelined: `accept` queues the page's write behind the previous one (so pages land
-/// in page order) and returns at once, letting the walk fetch on while SQLite writes; it waits only
+/// Writes are pipelined: `accept` prepares the page's write (``StoreDriver/preparePageWrite(_:ticket:)``)
+/// and queues it behind the previous one (so pages land in page order) and returns at once, letting
+/// the walk fetch on while the store writes; it waits only
 /// when ``maxPending`` writes are queued, which bounds the pages held in memory. A failed write
 /// fails every later `accept`, and ``drain()`` reports it once the walk is over.
 final class StorePageSink: PageSink, Sendable {
@@ -49,10 +50,25 @@ final class StorePageSink: PageSink, Sendable {
         }
         if let failure = pipeline.withLock({ $0.failure }) { throw failure }
         progress?.accepted(feed: feed.name, page: page.number, of: Self.announcedPages(page, maxPages: feed.context.maxPages))
+        // Prepared here, while the writes before it run: the write chain does database work only.
+        let prepared: PreparedPageWrite
+        do {
+            prepared = try store.preparePageWrite(page, ticket: ticket)
+        } catch {
+            let failure = Self.storeError(error, store: store)
+            pipeline.withLock { $0.failure = $0.failure ?? failure }
+            throw failure
+        }
         pipeline.withLock { state in
             let previous = state.writes.last
-            state.writes.append(Task { await self.write(page, after: previous) })
+            state.writes.append(Task { await self.write(page, prepared, after: previous) })
         }
+    }
+
+    /// `error` as the store error a failed page write reports.
+    private static func storeError(_ error: any Error, store: any StoreDriver) -> StoreError {
+        error as? StoreError
+            ?? StoreError(kind: .database, path: store.location, operation: "save a page", detail: "\(error)")
     }
 
     /// The feed's page count as far as `page` tells: its own number after the last page, the
@@ -68,14 +84,13 @@ final class StorePageSink: PageSink, Sendable {
         return total
     }
 
-    /// Writes `page` once the write before it is done, unless a write already failed.
-    private func write(_ page: AcceptedPage, after previous: Task<Void, Never>?) async {
+    /// Writes `page` (`prepared`) once the write before it is done, unless a write already failed.
+    private func write(_ page: AcceptedPage, _ prepared: PreparedPageWrite, after previous: Task<Void, Never>?) async {
         await previous?.value
         guard pipeline.withLock({ $0.failure }) == nil else { return }
         let store = self.store
-        let ticket = self.ticket
         do {
-            let summary = try await store.stage(page, ticket: ticket)
+            let summary = try await prepared.run()
             let retain = self.retain
             tally.withLock { tally in
                 tally.summary.inserted += summary.inserted
@@ -85,9 +100,7 @@ final class StorePageSink: PageSink, Sendable {
             }
             progress?.saved(items: page.items.count)
         } catch {
-            let failure =
-                error as? StoreError
-                ?? StoreError(kind: .database, path: store.location, operation: "save a page", detail: "\(error)")
+            let failure = Self.storeError(error, store: store)
             pipeline.withLock { $0.failure = $0.failure ?? failure }
         }
     }

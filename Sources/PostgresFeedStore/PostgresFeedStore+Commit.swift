@@ -168,18 +168,10 @@ extension PostgresFeedStore {
     static func storeCacheEntry(_ entry: HTTPCacheEntry, feed: String, now: Double, staged: Bool, in db: PostgresConnection)
         async throws
     {
-        let page = try entry.page.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let headers = try HTTPCacheEntry.encodeHeaders(entry.headers)
-        let table = staged ? "staged_cache" : "http_cache"
-        try await db.exec(
-            """
-            INSERT INTO \(unescaped: table) (url, feed, etag, last_modified, status, headers, body, page, stored_at)
-            VALUES (\(entry.url), \(feed), \(entry.etag), \(entry.lastModified), \(Int32(entry.status)), \(headers),
-                \(entry.body), \(page), \(entry.storedAt?.timeIntervalSince1970 ?? now))
-            ON CONFLICT (url) DO UPDATE SET feed = excluded.feed, etag = excluded.etag,
-                last_modified = excluded.last_modified, status = excluded.status, headers = excluded.headers,
-                body = excluded.body, page = excluded.page, stored_at = excluded.stored_at
-            """)
+        var binds = PostgresBindings()
+        let sql = try PageBookkeeping.cacheUpsert(
+            entry, feed: feed, now: now, into: staged ? "staged_cache" : "http_cache", binds: &binds)
+        try await db.exec(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 
     /// Gives every unplaced undated item of the feeds in `feedOrder` its fixed key (``UndatedPlacement``).

@@ -15,16 +15,21 @@ import PostgresNIO
 /// rules); the conformance and equivalence suites hold the two engines to it.
 extension PostgresFeedStore {
     /// Upserts `items` as pull `pull` saw them; see SQLite's `FeedStore.writeItems`. An id repeated
-    /// in `items`, or already seen by this pull, keeps its first occurrence.
+    /// in `items`, or already seen by this pull, keeps its first occurrence. `vectors` are the
+    /// items' `tsvector` literals by id when already built (any missing is built here); a staged
+    /// page's `bookkeeping` is written by the first statement.
     static func writeItems(
         _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, keepRaw: Bool,
-        in db: PostgresConnection
+        vectors: [String: String] = [:], bookkeeping: PageBookkeeping? = nil, in db: PostgresConnection
     ) async throws -> CommitSummary {
         var summary = CommitSummary()
         var seenIDs = Set<String>()
         let items = items.filter { seenIDs.insert($0.item.id).inserted }
-        guard !items.isEmpty else { return summary }
-        let stored = try await storedVersions(of: items.map(\.item.id), feed: feed, in: db)
+        guard !items.isEmpty else {
+            try await bookkeeping?.write(in: db)
+            return summary
+        }
+        let stored = try await storedVersions(of: items.map(\.item.id), feed: feed, bookkeeping: bookkeeping, in: db)
 
         var inserts: [PreparedItem] = []
         var unchanged: [String] = []
@@ -44,7 +49,7 @@ extension PostgresFeedStore {
 
         var touchedKeys: [String] = []
         if !inserts.isEmpty {
-            try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, in: db)
+            try await insert(inserts, feed: feed, pull: pull, now: now, staged: staged, vectors: vectors, in: db)
             touchedKeys += inserts.map(\.dedupKey)
         }
         if !unchanged.isEmpty {
@@ -57,11 +62,11 @@ extension PostgresFeedStore {
         if !changed.isEmpty {
             if staged {
                 // The new versions wait; the stored ones stay visible until the pull ends.
-                try await stageUpdates(changed.map(\.item), feed: feed, in: db)
+                try await stageUpdates(changed.map(\.item), feed: feed, vectors: vectors, in: db)
                 try await db.exec(
                     "UPDATE item SET seen_pull = \(pull) WHERE feed = \(feed) AND id = ANY(\(changed.map(\.item.item.id))::text[])")
             } else {
-                try await update(changed, feed: feed, pull: pull, now: now, in: db)
+                try await update(changed, feed: feed, pull: pull, now: now, vectors: vectors, in: db)
                 touchedKeys += changed.map(\.item.dedupKey)
             }
         }
@@ -84,19 +89,26 @@ extension PostgresFeedStore {
     /// primary-key probe per id. Written as a `LATERAL` subquery with `LIMIT 1` (which the planner
     /// cannot flatten into a join) so that the plan does not depend on the table's statistics:
     /// `feed = $1 AND id = ANY($2)`, and a join with the ids, were planned as a walk of the whole feed
-    /// while a first pull filled it.
-    private static func storedVersions(of ids: [String], feed: String, in db: PostgresConnection) async throws
-        -> [String: (version: StoredItemVersion, fields: FeedItem)]
-    {
+    /// while a first pull filled it. `bookkeeping`'s writes are `WITH` clauses of the same statement.
+    private static func storedVersions(
+        of ids: [String], feed: String, bookkeeping: PageBookkeeping?, in db: PostgresConnection
+    ) async throws -> [String: (version: StoredItemVersion, fields: FeedItem)] {
+        var binds = PostgresBindings()
+        let clauses = try bookkeeping?.clauses(binds: &binds) ?? []
+        binds.append(ids)
+        binds.append(feed)
+        let (idsBind, feedBind) = (binds.count - 1, binds.count)
+        let with = clauses.isEmpty ? "" : "WITH \(clauses.joined(separator: ", ")) "
         var versions: [String: (version: StoredItemVersion, fields: FeedItem)] = [:]
         for raw in try await db.rows(
-            """
-            SELECT stored.* FROM unnest(\(ids)::text[]) AS wanted(id), LATERAL (
-                SELECT id, content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
-                    (raw IS NULL) AS raw_missing, title, summary, url, author_name, author_url, author_avatar, image_url,
-                    published, updated
-                FROM item WHERE item.feed = \(feed) AND item.id = wanted.id LIMIT 1) AS stored
-            """)
+            PostgresQuery(
+                unsafeSQL: """
+                    \(with)SELECT stored.* FROM unnest($\(idsBind)::text[]) AS wanted(id), LATERAL (
+                        SELECT id, content_hash, sort_key, (published IS NOT NULL OR updated IS NOT NULL) AS dated, seen_pull,
+                            (raw IS NULL) AS raw_missing, title, summary, url, author_name, author_url, author_avatar, image_url,
+                            published, updated
+                        FROM item WHERE item.feed = $\(feedBind) AND item.id = wanted.id LIMIT 1) AS stored
+                    """, binds: binds))
         {
             let row = raw.makeRandomAccess()
             let fields = try PostgresItemColumns.item(from: row)
@@ -108,8 +120,9 @@ extension PostgresFeedStore {
         return versions
     }
 
-    /// The content columns of `items` as array parameters, in the order of ``contentColumns``.
-    private static func contentArrays(_ items: [FeedItem], into binds: inout PostgresBindings) {
+    /// The content columns of `items` as array parameters, in the order of ``contentColumns``;
+    /// the `tsvector` literals from `vectors` by id, or built here.
+    private static func contentArrays(_ items: [FeedItem], vectors: [String: String], into binds: inout PostgresBindings) {
         binds.append(items.map(\.id))
         binds.append(items.map(\.title))
         binds.append(PostgresNullableArray(items.map(\.summary)))
@@ -121,10 +134,10 @@ extension PostgresFeedStore {
         binds.append(PostgresNullableArray(items.map { $0.published?.timeIntervalSince1970 }))
         binds.append(PostgresNullableArray(items.map { $0.updated?.timeIntervalSince1970 }))
         binds.append(PostgresNullableArray(items.map { $0.raw.map { ByteBuffer(data: $0) } }))
-        binds.append(items.map(PostgresSearchVector.literal))
+        binds.append(items.map { vectors[$0.id] ?? PostgresSearchVector.literal($0) })
     }
 
-    /// `unnest` of the arrays of ``contentArrays(_:into:)`` bound from parameter `first` on, named
+    /// `unnest` of the arrays of ``contentArrays(_:vectors:into:)`` bound from parameter `first` on, named
     /// after the item columns, followed by `extra` more arrays.
     private static func unnest(from first: Int, extra: [(name: String, type: String)]) -> String {
         let columns = contentColumns + extra
@@ -132,7 +145,7 @@ extension PostgresFeedStore {
         return "unnest(\(arrays.joined(separator: ", "))) AS u(\(columns.map(\.name).joined(separator: ", ")))"
     }
 
-    /// The item content columns in the order ``contentArrays(_:into:)`` binds them.
+    /// The item content columns in the order ``contentArrays(_:vectors:into:)`` binds them.
     private static let contentColumns: [(name: String, type: String)] = [
         ("id", "text"), ("title", "text"), ("summary", "text"), ("url", "text"), ("author_name", "text"),
         ("author_url", "text"), ("author_avatar", "text"), ("image_url", "text"), ("published", "float8"),
@@ -145,7 +158,8 @@ extension PostgresFeedStore {
     /// A new item is marked shared when another row already carries its dedup key, or another new
     /// item does; the other rows carrying its key are marked by ``markShared(_:in:)`` after.
     private static func insert(
-        _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, in db: PostgresConnection
+        _ items: [PreparedItem], feed: String, pull: Int64, now: Double, staged: Bool, vectors: [String: String],
+        in db: PostgresConnection
     ) async throws {
         var counts: [String: Int] = [:]
         for item in items { counts[item.dedupKey, default: 0] += 1 }
@@ -154,7 +168,7 @@ extension PostgresFeedStore {
         binds.append(now)
         binds.append(pull)
         binds.append(staged)
-        contentArrays(items.map(\.item), into: &binds)
+        contentArrays(items.map(\.item), vectors: vectors, into: &binds)
         binds.append(items.map(\.dedupKey))
         binds.append(PostgresNullableArray(items.map { $0.item.sortDate?.timeIntervalSince1970 }))
         binds.append(items.indices.map { Int64($0) })
@@ -179,10 +193,12 @@ extension PostgresFeedStore {
     }
 
     /// Writes the new versions of changed items to `staged_update`, where they wait for the pull's end.
-    private static func stageUpdates(_ items: [PreparedItem], feed: String, in db: PostgresConnection) async throws {
+    private static func stageUpdates(
+        _ items: [PreparedItem], feed: String, vectors: [String: String], in db: PostgresConnection
+    ) async throws {
         var binds = PostgresBindings()
         binds.append(feed)
-        contentArrays(items.map(\.item), into: &binds)
+        contentArrays(items.map(\.item), vectors: vectors, into: &binds)
         binds.append(items.map(\.dedupKey))
         binds.append(items.map(\.hash))
         let source = unnest(from: 2, extra: [("dedup_key", "text"), ("content_hash", "int8")])
@@ -202,13 +218,13 @@ extension PostgresFeedStore {
     /// Updates changed items in place with their new sort keys, in one statement.
     private static func update(
         _ changed: [(item: PreparedItem, sortKey: Double?)], feed: String, pull: Int64, now: Double,
-        in db: PostgresConnection
+        vectors: [String: String], in db: PostgresConnection
     ) async throws {
         var binds = PostgresBindings()
         binds.append(feed)
         binds.append(now)
         binds.append(pull)
-        contentArrays(changed.map(\.item.item), into: &binds)
+        contentArrays(changed.map(\.item.item), vectors: vectors, into: &binds)
         binds.append(changed.map(\.item.dedupKey))
         binds.append(PostgresNullableArray(changed.map(\.sortKey)))
         binds.append(changed.map(\.item.hash))

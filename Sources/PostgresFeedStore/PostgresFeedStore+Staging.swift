@@ -87,7 +87,7 @@ extension PostgresFeedStore {
     ///   feed over.
     @discardableResult
     public func stagePage(_ page: AcceptedPage, ticket: PullTicket) throws -> CommitSummary {
-        let write = pageWrite(page, ticket: ticket)
+        let write = try pageWrite(page, ticket: ticket)
         return try transaction(write.operation, write.run)
     }
 
@@ -95,18 +95,34 @@ extension PostgresFeedStore {
     /// with no thread blocked on the bridge.
     @discardableResult
     public func stage(_ page: AcceptedPage, ticket: PullTicket) async throws -> CommitSummary {
-        let write = pageWrite(page, ticket: ticket)
-        return try await asyncTransaction(write.operation, write.run)
+        try await preparePageWrite(page, ticket: ticket).run()
+    }
+
+    /// The page's items prepared (keys, hashes, `tsvector` literals) and its bookkeeping encoded
+    /// now; the write is the transaction alone.
+    public func preparePageWrite(_ page: AcceptedPage, ticket: PullTicket) throws -> PreparedPageWrite {
+        let write = try pageWrite(page, ticket: ticket)
+        return PreparedPageWrite { try await self.asyncTransaction(write.operation, write.run) }
     }
 
     /// The transaction writing one staged page: the feed locked and the claim checked in one
-    /// statement, the resume point, the items (``writeItems(_:feed:pull:now:staged:keepRaw:in:)``),
-    /// the page's validators.
-    private func pageWrite(_ page: AcceptedPage, ticket: PullTicket) -> (
+    /// statement, then the items (``writeItems(_:feed:pull:now:staged:keepRaw:vectors:bookkeeping:in:)``)
+    /// with the resume point and the page's validators (``PageBookkeeping``). Everything that needs
+    /// no database is done before the transaction.
+    private func pageWrite(_ page: AcceptedPage, ticket: PullTicket) throws -> (
         operation: String, run: @Sendable (PostgresConnection) async throws -> CommitSummary
     ) {
         let now = self.now().timeIntervalSince1970
         let prepared = PreparedItem.prepare(page.items, source: ticket.source, keepRaw: keepRaw)
+        let vectors = PostgresSearchVector.literals(of: prepared)
+        var cache: HTTPCacheEntry?
+        if let cached = page.cacheable {
+            cache = HTTPCacheEntry(
+                url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,
+                lastModified: cached.lastModified)
+            cache?.page = StoredPageSummary(page)
+        }
+        let bookkeeping = try PageBookkeeping(feed: ticket.feed, now: now, resume: page.resume, cache: cache)
         let keepRaw = self.keepRaw
         let location = self.location
         let host = Self.hostName
@@ -118,31 +134,10 @@ extension PostgresFeedStore {
                     kind: .claimLost, path: location, operation: operation,
                     detail: "another feedagg process took over this feed's pull")
             }
-            try await Self.saveResumePoint(page.resume, feed: ticket.feed, now: now, in: db)
-            let summary = try await Self.writeItems(
-                prepared, feed: ticket.feed, pull: ticket.pull, now: now, staged: true, keepRaw: keepRaw, in: db)
-            if let cached = page.cacheable {
-                var entry = HTTPCacheEntry(
-                    url: cached.key, status: 200, headers: cached.headers, body: Data(), etag: cached.etag,
-                    lastModified: cached.lastModified)
-                entry.page = StoredPageSummary(page)
-                try await Self.storeCacheEntry(entry, feed: ticket.feed, now: now, staged: true, in: db)
-            }
-            return summary
+            return try await Self.writeItems(
+                prepared, feed: ticket.feed, pull: ticket.pull, now: now, staged: true, keepRaw: keepRaw,
+                vectors: vectors, bookkeeping: bookkeeping, in: db)
         })
-    }
-
-    /// Records where the walk continues after a saved page (URLs redacted). The whole resume point is
-    /// stored with every page (SQLite stores a fan-out's URL list once; see docs/store.md).
-    static func saveResumePoint(_ resume: ResumePoint?, feed: String, now: Double, in db: PostgresConnection) async throws {
-        var resumeJSON: String?
-        if var point = resume {
-            point.urls = point.urls.map { URL(string: Redaction.redact($0)) ?? $0 }
-            point.visited = point.visited.map { Redaction.redact($0) }
-            resumeJSON = String(decoding: try JSONEncoder().encode(point), as: UTF8.self)
-        }
-        try await db.exec(
-            "UPDATE pull_checkpoint SET resume = \(resumeJSON), pages = pages + 1, heartbeat = \(now) WHERE feed = \(feed)")
     }
 
     static func resumePoint(in row: PostgresRandomAccessRow) throws -> ResumePoint? {

@@ -13,7 +13,7 @@ enum PostgresSchema {
     /// The advisory lock key of migrations (`feedagg` in ASCII).
     static let lockKey: Int64 = 0x6665_6564_6167_67
     /// The advisory lock write transactions take before they mark the shared dedup keys they
-    /// wrote (``PostgresFeedStore/writeItems(_:feed:pull:now:staged:keepRaw:in:)``).
+    /// wrote (``PostgresFeedStore/writeItems(_:feed:pull:now:staged:keepRaw:vectors:bookkeeping:in:)``).
     static let sharedMarksLockKey: Int64 = 0x6665_6564_6167_68
 
     /// An item's content columns, the same in `item` and `staged_update` (interpolated into

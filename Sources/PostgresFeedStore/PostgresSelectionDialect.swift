@@ -126,6 +126,16 @@ enum PostgresSearchVector {
     static func literal(_ item: FeedItem) -> String {
         literal(title: item.title, summary: item.summary, author: item.author?.name)
     }
+
+    /// The `tsvector` input texts of `items`, by id (the first of a repeated id).
+    static func literals(of items: [PreparedItem]) -> [String: String] {
+        var literals: [String: String] = [:]
+        literals.reserveCapacity(items.count)
+        for prepared in items where literals[prepared.item.id] == nil {
+            literals[prepared.item.id] = literal(prepared.item)
+        }
+        return literals
+    }
 }
 
 #endif

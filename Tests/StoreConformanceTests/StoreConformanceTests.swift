@@ -307,6 +307,40 @@ struct StoreConformanceTests {
         #expect(try store.feedNames() == ["a"])
     }
 
+    @Test("a staged page's validators are remembered when its pull ends, never before; a page without items still moves the resume point", arguments: StoreEngine.allCases)
+    func stagedValidators(engine: StoreEngine) async throws {
+        let opened = try await engine.open()
+        defer { opened.cleanup() }
+        let store = opened.store
+        defer { try? store.close() }
+        guard case .fresh(let ticket) = try store.beginPull(
+            feed: "a", source: "test.items", fingerprint: "fp", restart: false, owner: .current, config: nil)
+        else { Issue.record("expected a fresh pull"); return }
+        let key = "https://api.example.com/items?page=1"
+        var headers = HTTPHeaders()
+        headers.add("ETag", "\"p1\"")
+        let page1 = AcceptedPage(
+            number: 1, items: [item("1", day: 1), item("2", day: 2)],
+            cacheable: CachedResponse(key: key, etag: "\"p1\"", lastModified: nil, headers: headers, body: Data()),
+            resume: ResumePoint(nextPage: 2, urls: [URL(string: "https://api.example.com/items?page=2")!], knownCount: false))
+        try store.stagePage(page1, ticket: ticket)
+        #expect(try store.cachedResponse(for: key) == nil, "a staged validator is not sent before its pull ends")
+        #expect(try store.feedSummaries().first?.resumesAtPage == 2)
+        #expect(try store.feedSummaries().first?.stagedCount == 2)
+        let page2 = AcceptedPage(
+            number: 2, items: [],
+            resume: ResumePoint(nextPage: 3, urls: [URL(string: "https://api.example.com/items?page=3")!], knownCount: false))
+        try store.stagePage(page2, ticket: ticket)
+        #expect(try store.feedSummaries().first?.resumesAtPage == 3)
+        var done = pull("a", [])
+        done.itemCount = 2
+        try store.finishPull(done, ticket: ticket, keepResume: false)
+        let remembered = try #require(try store.cachedResponse(for: key))
+        #expect(remembered.etag == "\"p1\"" && remembered.feed == "a")
+        let rebuilt = try store.rebuildPage(try #require(remembered.page), feed: "a")
+        #expect(rebuilt?.items.map(\.id) == ["1", "2"])
+    }
+
     @Test("a validator is remembered with its feed's commit and a stored page is rebuilt from items", arguments: StoreEngine.allCases)
     func httpCache(engine: StoreEngine) async throws {
         let opened = try await engine.open()
