@@ -51,13 +51,12 @@ final class StorePageSink: PageSink, Sendable {
         if let failure = pipeline.withLock({ $0.failure }) { throw failure }
         progress?.accepted(feed: feed.name, page: page.number, of: Self.announcedPages(page, maxPages: feed.context.maxPages))
         // Prepared here, while the writes before it run: the write chain does database work only.
+        // A page that cannot be prepared ends the walk; the pages queued before it are still written.
         let prepared: PreparedPageWrite
         do {
             prepared = try store.preparePageWrite(page, ticket: ticket)
         } catch {
-            let failure = Self.storeError(error, store: store)
-            pipeline.withLock { $0.failure = $0.failure ?? failure }
-            throw failure
+            throw Self.storeError(error, store: store)
         }
         pipeline.withLock { state in
             let previous = state.writes.last
