@@ -98,8 +98,8 @@ extension PostgresFeedStore {
         try await preparePageWrite(page, ticket: ticket).run()
     }
 
-    /// The page's items prepared (keys, hashes, `tsvector` literals) and its bookkeeping encoded
-    /// now; the write is the transaction alone.
+    /// The page's items prepared (keys, hashes, on a first pull `tsvector` literals) and its
+    /// bookkeeping encoded now; the write is the transaction alone.
     public func preparePageWrite(_ page: AcceptedPage, ticket: PullTicket) throws -> PreparedPageWrite {
         let write = try pageWrite(page, ticket: ticket)
         return PreparedPageWrite { try await self.asyncTransaction(write.operation, write.run) }
@@ -114,7 +114,10 @@ extension PostgresFeedStore {
     ) {
         let now = self.now().timeIntervalSince1970
         let prepared = PreparedItem.prepare(page.items, source: ticket.source, keepRaw: keepRaw)
-        let vectors = PostgresSearchVector.literals(of: prepared)
+        // A feed's first pull inserts nearly every item, so their `tsvector` literals are built
+        // here; a later pull mostly sees items again unchanged, which need none, and builds the
+        // few it writes in the transaction.
+        let vectors = ticket.startedPull == 1 ? PostgresSearchVector.literals(of: prepared) : [:]
         var cache: HTTPCacheEntry?
         if let cached = page.cacheable {
             cache = HTTPCacheEntry(
