@@ -103,6 +103,15 @@ public protocol StoreDriver: AnyObject, Sendable {
     func stream(
         feeds: [String], sources: [String]?, selection: StreamSelection, page: Int, perPage: Int
     ) throws -> StoredStreamPage
+    /// A page for an async caller, read without blocking a thread, when the engine can: what
+    /// ``stream(feeds:sources:selection:after:limit:)`` returns after `cursor`, or, with no cursor,
+    /// page 1 of ``stream(feeds:sources:selection:page:perPage:)`` (numbered). `nil` when it cannot
+    /// (SQLite, whose reads block; a PostgreSQL read that needs a transaction): the caller then
+    /// reads the page the synchronous way, on a thread of its own. `feedagg serve` asks it first:
+    /// on PostgreSQL each trip to a store thread and back was a third of a served page's CPU.
+    func awaitStreamPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+    ) async throws -> StoredStreamPage?
     /// When the store first saw each of `items`; items not stored (or staged) are absent.
     func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
 
@@ -130,6 +139,13 @@ public protocol StoreDriver: AnyObject, Sendable {
     func schemaVersions() throws -> [String]
     /// Closes the store's connections; any later call fails.
     func close() throws
+}
+
+extension StoreDriver {
+    /// A store whose reads block: `nil`, always (the caller reads on a thread of its own).
+    public func awaitStreamPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+    ) async throws -> StoredStreamPage? { nil }
 }
 
 extension StoreDriver {

@@ -73,6 +73,8 @@ struct StreamReader: Sendable {
         let names = show.declaredFeeds ?? []
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
+            // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread.
+            if let page = try await aggregator.awaitShow(request) { return (page, listed) }
             let page = try await readPool.run(timeout: Self.readTimeout) { try aggregator.show(request) }
             return (page, listed)
         } catch {

@@ -41,15 +41,43 @@ extension PostgresFeedStore {
         }
     }
 
+    /// ``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:)``: the one-statement
+    /// pages (after a cursor, or page 1), awaited on the caller's task with ``readTimeout``; `nil`
+    /// when the page needs the transaction read (``stream(feeds:sources:selection:after:limit:)``).
+    public func awaitStreamPage(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+    ) async throws -> StoredStreamPage? {
+        let limit = max(1, limit)
+        let page = cursor == nil ? 1 : nil
+        let body =
+            selection.narrows
+            ? oneStatementSearchRead(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page)
+            : oneStatementRead(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page)
+        guard let body else { return nil }
+        // On the caller's pool: `feedagg serve`'s requests run there anyway.
+        return try await asyncRead("read the stream", onCallersPool: true, body)
+    }
+
     /// The page ``stream(feeds:sources:selection:after:limit:)`` asks for (or page 1, numbered
     /// `page`), read in one statement without a transaction when the kept feed table and repeats
-    /// are current and one batch fills it (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``);
-    /// `nil` otherwise.
+    /// are current and one batch fills it; `nil` otherwise.
     private func oneStatementPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         page: Int?
     ) throws -> StoredStreamPage? {
-        try read("read the stream") { db in
+        try read(
+            "read the stream",
+            oneStatementRead(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page))
+    }
+
+    /// The read of ``oneStatementPage(feeds:sources:selection:after:limit:page:)`` on a connection
+    /// (``PostgresStreamScan/oneStatementPage(after:limit:repeats:)``), for a blocking or an
+    /// awaited caller.
+    private func oneStatementRead(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        page: Int?
+    ) -> @Sendable (PostgresConnection) async throws -> StoredStreamPage? {
+        { db in
             let (table, scan) = try await self.keptScan(db, feeds: feeds, sources: sources, selection: selection)
             let kept = self.repeatsCache.remembered(scan.ranked, at: table.version)
             guard
@@ -65,16 +93,30 @@ extension PostgresFeedStore {
     }
 
     /// The page of a words-only search of every stored feed in one statement, without a
-    /// transaction: when the kept feed table is current, the search's count is known — kept for
-    /// this change number (``StreamTotalsCache``: a reader paging through a search counted it on
-    /// its first page) or counted from kept sets (``PostgresSearchDocuments/KeptSets``, no
-    /// statement for a frequent word) — and its matches are dense enough
-    /// (``OneStatementSearch/expectedRows``); `nil` otherwise, and when the statement read fewer
-    /// than a page and one (the general read walks on, or ends the stream).
+    /// transaction (``oneStatementSearchRead(feeds:sources:selection:after:limit:page:)``); `nil`
+    /// when that cannot read it.
     private func oneStatementSearchPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         page: Int?
     ) throws -> StoredStreamPage? {
+        guard
+            let body = oneStatementSearchRead(
+                feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page)
+        else { return nil }
+        return try read("read the stream", body)
+    }
+
+    /// The read of a words-only search's page in one statement, for a blocking or an awaited
+    /// caller: `nil` (no connection taken) unless the kept feed table is current, the search's
+    /// count is known — kept for this change number (``StreamTotalsCache``: a reader paging
+    /// through a search counted it on its first page) or counted from kept sets
+    /// (``PostgresSearchDocuments/KeptSets``, no statement for a frequent word) — and its matches
+    /// are dense enough (``OneStatementSearch/expectedRows``). The read returns `nil` when the
+    /// statement read fewer than a page and one (the general read walks on, or ends the stream).
+    private func oneStatementSearchRead(
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        page: Int?
+    ) -> (@Sendable (PostgresConnection) async throws -> StoredStreamPage?)? {
         // Decided before taking a connection: a search not dense by its kept words, or a cold
         // handle, goes the general way at once.
         guard let set = selection.textOnly, let table = feedTable.current else { return nil }
@@ -93,7 +135,7 @@ extension PostgresFeedStore {
             known == nil
             ? PostgresSearchDocuments.KeptSets(set, listing: ranked, at: table.version, documents: searchDocuments) : nil
         guard (known ?? kept?.bound ?? 0) >= dense else { return nil }
-        return try read("read the stream") { db in
+        return { db in
             let scan = PostgresStreamScan(
                 db, ranked: ranked, sourceByFeed: table.sourceByFeed, visibleByFeed: table.visibleByFeed,
                 changeNumber: table.version, selection: selection)

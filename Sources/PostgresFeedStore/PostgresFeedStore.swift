@@ -162,13 +162,15 @@ public final class PostgresFeedStore: StoreDriver {
         try statement(operation, timeout: readTimeout, body)
     }
 
-    /// ``read(_:_:)`` for async callers: awaits the driver (on the bridge's executor, no thread
-    /// blocked waiting), ``readTimeout`` at most (then `body` is cancelled and its result dropped).
+    /// ``read(_:_:)`` for async callers: awaits the driver (on the bridge's executor, or with
+    /// `onCallersPool` on Swift's cooperative pool: ``PostgresBridge/value(timeout:onCallersPool:_:)``),
+    /// no thread blocked waiting, ``readTimeout`` at most (then `body` is cancelled and its result
+    /// dropped).
     func asyncRead<T: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ operation: String, onCallersPool: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            return try await bridge.value(timeout: readTimeout) { [connections] in
+            return try await bridge.value(timeout: readTimeout, onCallersPool: onCallersPool) { [connections] in
                 try await connections.withConnection { connection in try await body(connection) }
             }
         } catch {

@@ -27,6 +27,11 @@
             // pool's own failure, a minute later, says something else).
             let awaited = await #expect(throws: StoreError.self) { try await store.awaitChangeVersion() }
             #expect(awaited?.detail.contains("did not answer within 2 s") == true, "\(String(describing: awaited))")
+            // So has serve's page, awaited on the caller's pool.
+            let page = await #expect(throws: StoreError.self) {
+                try await store.awaitStreamPage(feeds: ["a"], sources: nil, selection: .everything, after: nil, limit: 10)
+            }
+            #expect(page?.detail.contains("did not answer within 2 s") == true, "\(String(describing: page))")
         }
     }
 #endif

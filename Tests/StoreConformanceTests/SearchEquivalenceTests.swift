@@ -71,26 +71,34 @@ struct SearchEquivalenceTests {
     }
 
     /// Reads every listing of the store under each selection, walking by cursor, and expects the
-    /// reference's entries and total; the last page and a middle one by page number too.
+    /// reference's entries and total; the last page and a middle one by page number too. Each page
+    /// is read awaited too (``expectAwaitedPage(_:feeds:sources:selection:after:limit:equals:_:)``):
+    /// returns how many the engine read so (in all, and of selections that narrow the stream).
     static func check(
         _ store: any StoreDriver, against reference: SearchReference, selections: [(text: String, selection: StreamSelection)],
         context: String
-    ) throws {
+    ) async throws -> (pages: Int, searches: Int) {
+        var awaited = (pages: 0, searches: 0)
         for (text, selection) in selections {
             for listing in RandomStreamStore.listings {
                 do {
-                    try check(store, against: reference, selection: selection, text: text, listing: listing, context: context)
+                    let pages = try await check(
+                        store, against: reference, selection: selection, text: text, listing: listing, context: context)
+                    awaited.pages += pages
+                    if selection.narrows { awaited.searches += pages }
                 } catch {
                     Issue.record("\(context), listing \(listing.feeds), selection «\(text)»: \(error)")
                 }
             }
         }
+        return awaited
     }
 
     static func check(
         _ store: any StoreDriver, against reference: SearchReference, selection: StreamSelection, text: String,
         listing: (feeds: [String], sources: [String]?), context: String
-    ) throws {
+    ) async throws -> Int {
+        var awaited = 0
         let expected = reference.entries(feeds: listing.feeds, sources: listing.sources, selection: selection)
         let where_ = "\(context), listing \(listing.feeds) \(listing.sources ?? []), selection «\(text)»"
         for limit in [4, 50] {
@@ -101,6 +109,16 @@ struct SearchEquivalenceTests {
                 let page = try store.stream(
                     feeds: listing.feeds, sources: listing.sources, selection: selection, after: cursor, limit: limit)
                 #expect(page.totalItems == expected.count, "\(where_), limit \(limit), step \(steps): total")
+                let synchronous =
+                    cursor == nil
+                    ? try store.stream(feeds: listing.feeds, sources: listing.sources, selection: selection, page: 1, perPage: limit)
+                    : page
+                if try await expectAwaitedPage(
+                    store, feeds: listing.feeds, sources: listing.sources, selection: selection, after: cursor, limit: limit,
+                    equals: synchronous, "\(where_), limit \(limit), step \(steps)")
+                {
+                    awaited += 1
+                }
                 walked += entries(page)
                 cursor = try page.nextCursor.map(StreamCursor.init)
                 steps += 1
@@ -116,6 +134,7 @@ struct SearchEquivalenceTests {
             #expect(entries(page) == slice, "\(where_), page \(number)")
             #expect(page.totalItems == expected.count, "\(where_), page \(number): total")
         }
+        return awaited
     }
 
     @Test(
@@ -141,7 +160,8 @@ struct SearchEquivalenceTests {
         if seed == 2 || seed == 10 { store.searchWalkBudgetOverride.store(seed == 2 ? 3 : 12, ordering: .relaxed) }
         let reference = try SearchReference(store)
         let selections = try Self.selections(seed: seed, count: 24) + (seed <= 2 ? try Self.constructSelections() : [])
-        try Self.check(store, against: reference, selections: selections, context: "sqlite seed \(seed)")
+        let awaited = try await Self.check(store, against: reference, selections: selections, context: "sqlite seed \(seed)")
+        #expect(awaited.pages == 0, "SQLite's reads block: none is awaited")
     }
 
     #if PostgreSQL
@@ -166,11 +186,15 @@ struct SearchEquivalenceTests {
             // on its second request (the first counts in SQL), seed 8 every term at once.
             store.searchDocuments.keptTermMinimum.store(seed == 3 ? 1 : 0, ordering: .relaxed)
             // Pages of a words-only search whose sets are kept are read in one statement.
-            try Self.check(
+            let awaited = try await Self.check(
                 postgres.store, against: reference,
                 selections: try Self.selections(seed: seed, count: 16) + Self.constructSelections(),
                 context: "postgres seed \(seed)")
-            #expect(store.oneStatementSearchPages.load(ordering: .relaxed) > 0, "no search page was read in one statement")
+            // The synchronous reads, before the awaited ones, which count here too.
+            #expect(
+                store.oneStatementSearchPages.load(ordering: .relaxed) > awaited.searches, "no search page was read in one statement")
+            // Words-only searches (whose sets are kept) are awaited too.
+            #expect(awaited.searches > 0, "no search page was read awaited")
         }
     #endif
 }

@@ -49,6 +49,26 @@ struct EntryShape: Equatable, CustomStringConvertible {
     static func of(_ page: StoredStreamPage) -> [EntryShape] { page.entries.map(EntryShape.init) }
 }
 
+/// Reads the page after `cursor` (page 1 when `nil`) awaited (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:)``,
+/// what `feedagg serve` asks first) and, when the engine read it so, expects it to equal `page`,
+/// the same page read the synchronous way. Returns whether it was read awaited: never on SQLite.
+func expectAwaitedPage(
+    _ store: any StoreDriver, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
+    after cursor: StreamCursor?, limit: Int, equals page: StoredStreamPage, _ context: String
+) async throws -> Bool {
+    guard
+        let awaited = try await store.awaitStreamPage(
+            feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit)
+    else { return false }
+    #expect(!(store is FeedStore), "\(context): SQLite's reads block, so none is awaited")
+    #expect(EntryShape.of(awaited) == EntryShape.of(page), "\(context): awaited")
+    #expect(awaited.entries.map(\.tags) == page.entries.map(\.tags), "\(context): awaited, tags")
+    #expect(awaited.totalItems == page.totalItems && awaited.totalPages == page.totalPages, "\(context): awaited, totals")
+    #expect(awaited.nextCursor == page.nextCursor, "\(context): awaited, next cursor")
+    #expect(awaited.page == (cursor == nil ? 1 : nil), "\(context): awaited, page number")
+    return true
+}
+
 @Suite("The maintained stream order equals the computed stream, on both engines")
 struct StreamOrderEquivalenceTests {
     /// A store of `engine` holding the random store of `seed`.
@@ -74,12 +94,22 @@ struct StreamOrderEquivalenceTests {
             // Cursor by cursor, at several page sizes.
             // (PostgreSQL reads a page of every feed in one prepared statement of 32, 64, 128 or 256
             // rows: these limits use each.)
+            var awaited = 0
             for limit in [1, 3, 7, 50, 120, 200] {
                 var cursor: StreamCursor?
                 var steps = 0
                 var walked: [EntryShape] = []
                 repeat {
                     let maintained = try store.stream(feeds: feeds, sources: sources, after: cursor, limit: limit)
+                    // What `feedagg serve` reads: page 1 numbered, then pages after a cursor.
+                    let synchronous =
+                        cursor == nil ? try store.stream(feeds: feeds, sources: sources, page: 1, perPage: limit) : maintained
+                    if try await expectAwaitedPage(
+                        store, feeds: feeds, sources: sources, after: cursor, limit: limit, equals: synchronous,
+                        "\(context), limit \(limit), step \(steps)")
+                    {
+                        awaited += 1
+                    }
                     let computed = try reference.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
                     #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), limit \(limit), step \(steps)")
                     #expect(maintained.totalItems == computed.totalItems, "\(context)")
@@ -96,6 +126,7 @@ struct StreamOrderEquivalenceTests {
                 // slack went to hidden rows) took the general read: both are compared above.
                 if let postgres = store as? PostgresFeedStore {
                     #expect(postgres.oneStatementPages.load(ordering: .relaxed) > 0, "\(context): no page was read in one statement")
+                    #expect(awaited > 0, "\(context): no page was read awaited")
                 }
             #endif
             // Page by page, including the last page and one past it (read from the end).
