@@ -13,10 +13,13 @@ import Synchronization
 /// is dropped), so a stuck store costs its readers 503s, not connections held forever.
 final class StoreReadPool: Sendable {
     private let threads: NIOThreadPool
+    /// How many threads the pool has (how many reads run on it at once).
+    let count: Int
 
     /// A pool of `count` threads, started.
     init(threads count: Int) {
-        threads = NIOThreadPool(numberOfThreads: max(1, count))
+        self.count = max(1, count)
+        threads = NIOThreadPool(numberOfThreads: self.count)
         threads.start()
     }
 

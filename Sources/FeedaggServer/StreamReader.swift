@@ -16,6 +16,9 @@ struct StreamReader: Sendable {
     let lentStore: (any StoreDriver)?
     /// The threads reads run on.
     let readPool: StoreReadPool
+    /// The pages read awaited (``Aggregator/awaitShow(_:)``), as many at once as ``readPool`` has
+    /// threads.
+    private let awaitedReads: AwaitedReadLimit
     /// The change number's reads, shared by the requests waiting at once (``SharedRead``).
     private let changeNumber: SharedRead<Int64?, RequestProblem>
     /// The change number as the store announces it, when it vouches for one; `nil` for a store
@@ -31,6 +34,7 @@ struct StreamReader: Sendable {
         self.configuration = configuration
         self.lentStore = lentStore
         self.readPool = readPool
+        awaitedReads = AwaitedReadLimit(permits: readPool.count)
         self.watch = watch
         changeNumber = SharedRead { () async throws(RequestProblem) -> Int64? in
             guard let store = lentStore else { return nil }
@@ -74,7 +78,7 @@ struct StreamReader: Sendable {
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
             // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread.
-            if let page = try await aggregator.awaitShow(request) { return (page, listed) }
+            if let page = try await awaitedReads.run({ try await aggregator.awaitShow(request) }) { return (page, listed) }
             let page = try await readPool.run(timeout: Self.readTimeout) { try aggregator.show(request) }
             return (page, listed)
         } catch {
