@@ -108,7 +108,7 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// page 1 of ``stream(feeds:sources:selection:page:perPage:)`` (numbered). `nil` when it cannot
     /// (SQLite, whose reads block; a PostgreSQL read that needs a transaction): the caller then
     /// reads the page the synchronous way, on a thread of its own. `feedagg serve` asks it first:
-    /// on PostgreSQL each trip to a store thread and back was a third of a served page's CPU.
+    /// on PostgreSQL each trip to a store thread and back was about a fifth of a served page's CPU.
     func awaitStreamPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
     ) async throws -> StoredStreamPage?

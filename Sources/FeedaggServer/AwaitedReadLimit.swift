@@ -20,10 +20,16 @@ final class AwaitedReadLimit: Sendable {
         state = Mutex(State(available: max(1, permits)))
     }
 
-    /// Runs `body` once fewer than the limit run, after those that asked before.
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body` once fewer than the limit run, after those that asked before; throws
+    /// ``StoreReadPool/Timeout`` without running it when its turn came only after `timeout` (the
+    /// reads before it ran into the store's own limit: a stuck store then answers every waiting
+    /// request within about `timeout`, as ``StoreReadPool`` does, not one limit's worth of reads
+    /// after another).
+    func run<T: Sendable>(timeout: Duration, _ body: () async throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
         await acquire()
         defer { release() }
+        if ContinuousClock.now - asked >= timeout { throw StoreReadPool.Timeout(limit: timeout) }
         return try await body()
     }
 

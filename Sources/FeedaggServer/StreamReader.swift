@@ -78,7 +78,9 @@ struct StreamReader: Sendable {
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
             // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread.
-            if let page = try await awaitedReads.run({ try await aggregator.awaitShow(request) }) { return (page, listed) }
+            if let page = try await awaitedReads.run(timeout: Self.readTimeout, { try await aggregator.awaitShow(request) }) {
+                return (page, listed)
+            }
             let page = try await readPool.run(timeout: Self.readTimeout) { try aggregator.show(request) }
             return (page, listed)
         } catch {

@@ -57,7 +57,7 @@ struct AwaitedReadLimitTests {
         let gates = Gates()
         var tasks: [Task<Int?, Never>] = []
         for number in 1...6 {
-            tasks.append(Task { try? await limit.run { try await gates.read(number, failing: number == 2) } })
+            tasks.append(Task { try? await limit.run(timeout: .seconds(60)) { try await gates.read(number, failing: number == 2) } })
             // Each asks after the one before is running or waiting its turn.
             if number <= 2 {
                 try await Self.eventually("read \(number) runs") { gates.waiting.contains(number) }
@@ -82,5 +82,25 @@ struct AwaitedReadLimitTests {
         #expect(results == [1, nil, 3, 4, 5, 6])
         #expect(gates.started == [1, 2, 3, 4, 5, 6], "in the order they asked")
         #expect(gates.mostAtOnce == 2)
+    }
+
+    @Test("a read whose turn comes only after the timeout does not run: it fails at once, and the next one runs")
+    func turnAfterTheTimeout() async throws {
+        let limit = AwaitedReadLimit(permits: 1)
+        let gates = Gates()
+        let first = Task { try await limit.run(timeout: .seconds(60)) { try await gates.read(1) } }
+        try await Self.eventually("read 1 runs") { gates.waiting.contains(1) }
+        let late = Task { try await limit.run(timeout: .milliseconds(200)) { try await gates.read(2) } }
+        try await Task.sleep(for: .milliseconds(400))
+        gates.open(1)
+        #expect(try await first.value == 1)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(gates.started == [1], "the late read never ran")
+        gates.open(2)  // (lets it end, had it run)
+        await #expect(throws: StoreReadPool.Timeout.self) { try await late.value }
+        let next = Task { try await limit.run(timeout: .seconds(60)) { try await gates.read(3) } }
+        try await Self.eventually("read 3 runs: the late read gave its permit back") { gates.waiting.contains(3) }
+        gates.open(3)
+        #expect(try await next.value == 3)
     }
 }
