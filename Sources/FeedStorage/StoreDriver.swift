@@ -109,8 +109,15 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// (SQLite, whose reads block; a PostgreSQL read that needs a transaction): the caller then
     /// reads the page the synchronous way, on a thread of its own. `feedagg serve` asks it first:
     /// on PostgreSQL each trip to a store thread and back was about a fifth of a served page's CPU.
+    ///
+    /// With `onCallersPool`, the read may run on Swift's cooperative pool, where the caller runs:
+    /// for a caller whose process never holds that pool's threads waiting on anything
+    /// (`feedagg serve`). Otherwise it runs on the store's own executor: a process whose pool
+    /// threads may all be blocked for a while (a test run, a synchronous caller) would leave the
+    /// read waiting for one past its timeout.
     func awaitStreamPage(
-        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        onCallersPool: Bool
     ) async throws -> StoredStreamPage?
     /// When the store first saw each of `items`; items not stored (or staged) are absent.
     func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
@@ -144,7 +151,8 @@ public protocol StoreDriver: AnyObject, Sendable {
 extension StoreDriver {
     /// A store whose reads block: `nil`, always (the caller reads on a thread of its own).
     public func awaitStreamPage(
-        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        onCallersPool: Bool
     ) async throws -> StoredStreamPage? { nil }
 }
 

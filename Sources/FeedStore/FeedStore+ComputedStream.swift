@@ -89,9 +89,12 @@ extension FeedStore {
         var dedupKeys: [String] = []
         for row in pageRows {
             let feed = try row.decode(String.self, forColumn: "feed")
+            // No page shows an item's original JSON (StoredStreamPage).
+            var item = try ItemColumns.item(from: row)
+            item.raw = nil
             entries.append(
                 StreamEntry(
-                    item: try ItemColumns.item(from: row), feed: feed, feeds: [feed], source: sourceByFeed[feed] ?? "",
+                    item: item, feed: feed, feeds: [feed], source: sourceByFeed[feed] ?? "",
                     firstSeen: try row.decode(Double?.self, forColumn: "first_seen_at").map(Date.init(timeIntervalSince1970:))))
             dedupKeys.append(try row.decode(String.self, forColumn: "dedup_key"))
         }

@@ -41,12 +41,13 @@ enum ItemColumns {
     }
 
     /// The columns ``item(from:at:)`` reads, in its order: a statement selects them to decode items
-    /// by position.
-    static let selected = "id, " + names.joined(separator: ", ")
+    /// by position. Not `raw`: no page shows an item's original JSON (``StoredStreamPage``).
+    static let shown =
+        "id, title, summary, url, author_name, author_url, author_avatar, image_url, published, updated"
 
-    /// The item whose ``selected`` columns start at index `start` of the current row of a stepped
-    /// statement (``StatementColumns``): the stream page's read, without a copy of the row or a
-    /// generic decode per column.
+    /// The item whose ``shown`` columns start at index `start` of the current row of a stepped
+    /// statement (``StatementColumns``), without its original JSON: the stream page's read, without
+    /// a copy of the row or a generic decode per column.
     static func item(from columns: StatementColumns, at start: Int32) throws -> FeedItem {
         guard let id = columns.text(start), let title = columns.text(start + 1) else {
             throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "an item row without its id or title")
@@ -57,7 +58,7 @@ enum ItemColumns {
         return FeedItem(
             id: id, title: title, summary: columns.text(start + 2), url: columns.text(start + 3), author: author,
             imageURL: columns.text(start + 7), published: columns.double(start + 8).map(Date.init(timeIntervalSince1970:)),
-            updated: columns.double(start + 9).map(Date.init(timeIntervalSince1970:)), raw: columns.blob(start + 10))
+            updated: columns.double(start + 9).map(Date.init(timeIntervalSince1970:)), raw: nil)
     }
 
     /// The persisted sort key of a dated item: its sort date in epoch seconds.

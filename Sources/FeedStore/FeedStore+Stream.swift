@@ -85,7 +85,7 @@ extension FeedStore {
         if !rows.isEmpty {
             let placeholders = rows.map { _ in "?" }.joined(separator: ", ")
             let statement = try db.cachedStatement(
-                sql: "SELECT rowid, first_seen_at, \(ItemColumns.selected) FROM item WHERE rowid IN (\(placeholders))")
+                sql: "SELECT rowid, first_seen_at, \(ItemColumns.shown) FROM item WHERE rowid IN (\(placeholders))")
             let stepped = try Row.fetchCursor(statement, arguments: StatementArguments(rows.map(\.rowid)))
             items.reserveCapacity(rows.count)
             while try stepped.next() != nil {

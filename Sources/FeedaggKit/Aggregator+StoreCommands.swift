@@ -62,18 +62,20 @@ extension Aggregator {
     }
 
     /// ``show(_:listed:)`` for an async caller with a store lent (``ShowSettings/lentStore``), read
-    /// without blocking a thread when the store can (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:)``);
+    /// without blocking a thread when the store can
+    /// (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)``, which
+    /// says what `onCallersPool` allows);
     /// `nil` when it cannot, when the settings ask for another page than the one after a cursor or
     /// page 1, or when the listing would read a file or the store first (no configuration held):
     /// the caller then calls ``show(_:listed:)`` on a thread of its own.
-    public func awaitShow(_ settings: ShowSettings) async throws -> StoredStreamPage? {
+    public func awaitShow(_ settings: ShowSettings, onCallersPool: Bool = false) async throws -> StoredStreamPage? {
         guard settings.lentStore != nil, settings.after != nil || settings.page <= 1, settings.configPath != nil,
             settings.document != nil || settings.declaredFeeds != nil
         else { return nil }
         let listing = try openListing(settings)
         return try await listing.store.awaitStreamPage(
             feeds: listing.feeds, sources: listing.sources, selection: listing.selection, after: listing.cursor,
-            limit: settings.perPage)
+            limit: settings.perPage, onCallersPool: onCallersPool)
     }
 
     /// `feedagg show --all`: every entry of the listing (after ``ShowSettings/after`` when set),

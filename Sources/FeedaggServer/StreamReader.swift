@@ -16,7 +16,7 @@ struct StreamReader: Sendable {
     let lentStore: (any StoreDriver)?
     /// The threads reads run on.
     let readPool: StoreReadPool
-    /// The pages read awaited (``Aggregator/awaitShow(_:)``), as many at once as ``readPool`` has
+    /// The pages read awaited (``Aggregator/awaitShow(_:onCallersPool:)``), as many at once as ``readPool`` has
     /// threads.
     private let awaitedReads: AwaitedReadLimit
     /// The change number's reads, shared by the requests waiting at once (``SharedRead``).
@@ -77,8 +77,11 @@ struct StreamReader: Sendable {
         let names = show.declaredFeeds ?? []
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
-            // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread.
-            if let page = try await awaitedReads.run(timeout: Self.readTimeout, { try await aggregator.awaitShow(request) }) {
+            // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread;
+            // on the cooperative pool, where the request runs (nothing in serve holds its threads).
+            if let page = try await awaitedReads.run(
+                timeout: Self.readTimeout, { try await aggregator.awaitShow(request, onCallersPool: true) })
+            {
                 return (page, listed)
             }
             let page = try await readPool.run(timeout: Self.readTimeout) { try aggregator.show(request) }

@@ -107,9 +107,12 @@ extension PostgresFeedStore {
         var dedupKeys: [String] = []
         for row in pageRows {
             let feed = try row.get("feed", String.self)
+            // No page shows an item's original JSON (StoredStreamPage).
+            var item = try PostgresItemColumns.item(from: row)
+            item.raw = nil
             entries.append(
                 StreamEntry(
-                    item: try PostgresItemColumns.item(from: row), feed: feed, feeds: [feed],
+                    item: item, feed: feed, feeds: [feed],
                     source: sourceByFeed[feed] ?? "",
                     firstSeen: try row.get("first_seen_at", Double?.self).map(Date.init(timeIntervalSince1970:))))
             dedupKeys.append(try row.get("dedup_key", String.self))

@@ -41,11 +41,12 @@ extension PostgresFeedStore {
         }
     }
 
-    /// ``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:)``: the one-statement
-    /// pages (after a cursor, or page 1), awaited on the caller's task with ``readTimeout``; `nil`
-    /// when the page needs the transaction read (``stream(feeds:sources:selection:after:limit:)``).
+    /// ``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)``: the
+    /// one-statement pages (after a cursor, or page 1), awaited with ``readTimeout``; `nil` when the
+    /// page needs the transaction read (``stream(feeds:sources:selection:after:limit:)``).
     public func awaitStreamPage(
-        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int
+        feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
+        onCallersPool: Bool
     ) async throws -> StoredStreamPage? {
         let limit = max(1, limit)
         let page = cursor == nil ? 1 : nil
@@ -54,8 +55,7 @@ extension PostgresFeedStore {
             ? oneStatementSearchRead(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page)
             : oneStatementRead(feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, page: page)
         guard let body else { return nil }
-        // On the caller's pool: `feedagg serve`'s requests run there anyway.
-        return try await asyncRead("read the stream", onCallersPool: true, body)
+        return try await asyncRead("read the stream", onCallersPool: onCallersPool, body)
     }
 
     /// The page ``stream(feeds:sources:selection:after:limit:)`` asks for (or page 1, numbered

@@ -60,7 +60,6 @@ struct PostgresStreamScan {
             let updated = try columns.next(Double?.self)
             let sortKey = try columns.next(Double?.self)
             let position = try columns.next(Int64.self)
-            let raw = try columns.next(Data?.self)
             firstSeen = try columns.next(Double?.self).map(Date.init(timeIntervalSince1970:))
             shared = try columns.next(Bool.self)
             // NULL: a feed the listing does not name, which a read with no feed filter meets only
@@ -71,8 +70,7 @@ struct PostgresStreamScan {
             item = FeedItem(
                 id: id, title: title, summary: summary, url: url,
                 author: authorName.map { FeedAuthor(name: $0, url: authorURL, avatarURL: authorAvatar) }, imageURL: imageURL,
-                published: published.map(Date.init(timeIntervalSince1970:)), updated: updated.map(Date.init(timeIntervalSince1970:)),
-                raw: raw)
+                published: published.map(Date.init(timeIntervalSince1970:)), updated: updated.map(Date.init(timeIntervalSince1970:)))
         }
     }
 
@@ -107,11 +105,11 @@ struct PostgresStreamScan {
         rankByFeed = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element, $0.offset) })
     }
 
-    /// The item columns a batch reads (not the `tsvector`), with the listing rank as `stream_rank`,
-    /// in the order ``BatchRow`` decodes them.
+    /// The item columns a batch reads (not the `tsvector`, not `raw`: no page shows an item's
+    /// original JSON), with the listing rank as `stream_rank`, in the order ``BatchRow`` decodes them.
     static let columns = """
         item.feed, item.id, item.dedup_key, item.title, item.summary, item.url, item.author_name, item.author_url,
-        item.author_avatar, item.image_url, item.published, item.updated, item.sort_key, item.feed_position, item.raw,
+        item.author_avatar, item.image_url, item.published, item.updated, item.sort_key, item.feed_position,
         item.first_seen_at, item.shared, (array_position($1::text[], item.feed) - 1)::integer AS stream_rank
         """
 

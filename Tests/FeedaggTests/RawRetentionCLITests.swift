@@ -17,9 +17,15 @@ struct RawRetentionCLITests {
         let first = try await pull(config, db: db)
         #expect(first.commits["acme"] == CommitSummary(inserted: 25))
         #expect(first.results.first { $0.feed == "acme" }?.items.allSatisfy { $0.raw != nil } == true, "the API sent JSON")
-        let stored = try showAll(config, db: db)
-        #expect(stored.count == 25)
-        #expect(stored.allSatisfy { $0.item.raw == nil })
+        #expect(try showAll(config, db: db).count == 25)
+        // What a program reading the store would find: the items, without their JSON.
+        do {
+            let fetched = first.results.first { $0.feed == "acme" }?.items ?? []
+            let store = try FeedStore.open(path: db.path)
+            defer { try? store.close() }
+            let stored = try store.rebuildPage(StoredPageSummary(AcceptedPage(number: 1, items: fetched)), feed: "acme")
+            #expect(stored?.items.count == 25 && stored?.items.allSatisfy { $0.raw == nil } == true)
+        }
 
         // Page 1 changes (one renamed repo), page 3 gains one; page 2 answers 304 and is rebuilt
         // from the stored items, which carry no JSON: they are unchanged, not rewritten.
@@ -47,12 +53,18 @@ struct RawRetentionCLITests {
             "feeds.yaml", "settings:\n  keep_raw: true\n" + feedsYAML(reposFeed("acme", org: "acme", base: server.baseURL)))
         let report = try await pull(config, db: db)
         #expect(report.commits["acme"] == CommitSummary(inserted: 12))
-        let sent = Dictionary(
-            uniqueKeysWithValues: (report.results.first { $0.feed == "acme" }?.items ?? []).map { ($0.id, $0.raw) })
+        let fetched = report.results.first { $0.feed == "acme" }?.items ?? []
+        let sent = Dictionary(uniqueKeysWithValues: fetched.map { ($0.id, $0.raw) })
+        // No page shows it (StoredStreamPage): the stream reads no item's JSON.
         let entries = try showAll(config, db: db)
-        #expect(entries.count == 12)
-        for entry in entries {
-            #expect(entry.item.raw != nil && entry.item.raw == sent[entry.item.id] ?? nil, "\(entry.item.id)")
+        #expect(entries.count == 12 && entries.allSatisfy { $0.item.raw == nil })
+        // A program reading the store finds it, as a page answered 304 is rebuilt from it.
+        let store = try FeedStore.open(path: db.path)
+        defer { try? store.close() }
+        let stored = try #require(try store.rebuildPage(StoredPageSummary(AcceptedPage(number: 1, items: fetched)), feed: "acme"))
+        #expect(stored.items.count == 12)
+        for item in stored.items {
+            #expect(item.raw != nil && item.raw == sent[item.id] ?? nil, "\(item.id)")
         }
         try await server.shutdown()
     }

@@ -29,7 +29,8 @@
             #expect(awaited?.detail.contains("did not answer within 2 s") == true, "\(String(describing: awaited))")
             // So has serve's page, awaited on the caller's pool.
             let page = await #expect(throws: StoreError.self) {
-                try await store.awaitStreamPage(feeds: ["a"], sources: nil, selection: .everything, after: nil, limit: 10)
+                try await store.awaitStreamPage(
+                    feeds: ["a"], sources: nil, selection: .everything, after: nil, limit: 10, onCallersPool: true)
             }
             #expect(page?.detail.contains("did not answer within 2 s") == true, "\(String(describing: page))")
         }

@@ -49,8 +49,9 @@ struct EntryShape: Equatable, CustomStringConvertible {
     static func of(_ page: StoredStreamPage) -> [EntryShape] { page.entries.map(EntryShape.init) }
 }
 
-/// Reads the page after `cursor` (page 1 when `nil`) awaited (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:)``,
-/// what `feedagg serve` asks first) and, when the engine read it so, expects it to equal `page`,
+/// Reads the page after `cursor` (page 1 when `nil`) awaited (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)``,
+/// what `feedagg serve` asks first; here on the store's executor: this process's tests hold the
+/// cooperative pool's threads in synchronous calls) and, when the engine read it so, expects it to equal `page`,
 /// the same page read the synchronous way. Returns whether it was read awaited: never on SQLite.
 func expectAwaitedPage(
     _ store: any StoreDriver, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
@@ -58,7 +59,7 @@ func expectAwaitedPage(
 ) async throws -> Bool {
     guard
         let awaited = try await store.awaitStreamPage(
-            feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit)
+            feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, onCallersPool: false)
     else { return false }
     #expect(!(store is FeedStore), "\(context): SQLite's reads block, so none is awaited")
     #expect(EntryShape.of(awaited) == EntryShape.of(page), "\(context): awaited")
@@ -112,6 +113,7 @@ struct StreamOrderEquivalenceTests {
                     }
                     let computed = try reference.computedStream(feeds: feeds, sources: sources, after: cursor, limit: limit)
                     #expect(EntryShape.of(maintained) == EntryShape.of(computed), "\(context), limit \(limit), step \(steps)")
+                    #expect(maintained.entries.allSatisfy { $0.item.raw == nil }, "\(context): a page reads no item's JSON")
                     #expect(maintained.totalItems == computed.totalItems, "\(context)")
                     #expect(maintained.totalPages == computed.totalPages, "\(context)")
                     #expect(maintained.nextCursor == computed.nextCursor, "\(context), limit \(limit), step \(steps)")
