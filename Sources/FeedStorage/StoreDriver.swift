@@ -111,10 +111,11 @@ public protocol StoreDriver: AnyObject, Sendable {
     /// on PostgreSQL each trip to a store thread and back was about a fifth of a served page's CPU.
     ///
     /// With `onCallersPool`, the read may run on Swift's cooperative pool, where the caller runs:
-    /// for a caller whose process never holds that pool's threads waiting on anything
-    /// (`feedagg serve`). Otherwise it runs on the store's own executor: a process whose pool
-    /// threads may all be blocked for a while (a test run, a synchronous caller) would leave the
-    /// read waiting for one past its timeout.
+    /// for a caller whose process holds that pool's threads only briefly (`feedagg serve`: its
+    /// pulls' synchronous store calls wait on the store's own executor, which never needs the
+    /// pool). Otherwise it runs on the store's own executor: a process whose pool threads may all
+    /// be held for long (a test run's synchronous calls) would leave the read waiting for one past
+    /// its timeout.
     func awaitStreamPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         onCallersPool: Bool

@@ -78,7 +78,7 @@ struct StreamReader: Sendable {
         let listed = query.feeds.isEmpty ? names : names.filter(query.feeds.contains)
         do {
             // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread;
-            // on the cooperative pool, where the request runs (nothing in serve holds its threads).
+            // on the cooperative pool, where the request runs (serve holds its threads only briefly).
             if let page = try await awaitedReads.run(
                 timeout: Self.readTimeout, { try await aggregator.awaitShow(request, onCallersPool: true) })
             {
