@@ -120,6 +120,9 @@ public protocol StoreDriver: AnyObject, Sendable {
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         onCallersPool: Bool
     ) async throws -> StoredStreamPage?
+    /// Whether ``awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)`` ever reads a
+    /// page (`false`: it always returns `nil`, and a caller goes straight to the synchronous read).
+    var awaitsStreamPages: Bool { get }
     /// When the store first saw each of `items`; items not stored (or staged) are absent.
     func firstSeen(_ items: [(feed: String, id: String)]) throws -> [String: [String: Date]]
 
@@ -150,6 +153,9 @@ public protocol StoreDriver: AnyObject, Sendable {
 }
 
 extension StoreDriver {
+    /// A store whose reads block: none is awaited.
+    public var awaitsStreamPages: Bool { false }
+
     /// A store whose reads block: `nil`, always (the caller reads on a thread of its own).
     public func awaitStreamPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,

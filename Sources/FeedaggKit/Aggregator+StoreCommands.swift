@@ -65,11 +65,13 @@ extension Aggregator {
     /// without blocking a thread when the store can
     /// (``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)``, which
     /// says what `onCallersPool` allows);
-    /// `nil` when it cannot, when the settings ask for another page than the one after a cursor or
+    /// `nil` at once, without listing, when the store awaits no page (SQLite); `nil` when it cannot
+    /// read this one, when the settings ask for another page than the one after a cursor or
     /// page 1, or when the listing would read a file or the store first (no configuration held):
     /// the caller then calls ``show(_:listed:)`` on a thread of its own.
     public func awaitShow(_ settings: ShowSettings, onCallersPool: Bool = false) async throws -> StoredStreamPage? {
-        guard settings.lentStore != nil, settings.after != nil || settings.page <= 1, settings.configPath != nil,
+        guard settings.lentStore?.awaitsStreamPages == true, settings.after != nil || settings.page <= 1,
+            settings.configPath != nil,
             settings.document != nil || settings.declaredFeeds != nil
         else { return nil }
         let listing = try openListing(settings)

@@ -79,8 +79,10 @@ struct StreamReader: Sendable {
         do {
             // Awaited where the store can (PostgreSQL's one-statement pages), else on a store thread;
             // on the cooperative pool, where the request runs (serve holds its threads only briefly).
-            if let page = try await awaitedReads.run(
-                timeout: Self.readTimeout, { try await aggregator.awaitShow(request, onCallersPool: true) })
+            // A store that awaits no page (SQLite) goes straight to its thread: no turn to wait for.
+            if lentStore?.awaitsStreamPages == true,
+                let page = try await awaitedReads.run(
+                    timeout: Self.readTimeout, { try await aggregator.awaitShow(request, onCallersPool: true) })
             {
                 return (page, listed)
             }

@@ -44,6 +44,9 @@ extension PostgresFeedStore {
     /// ``StoreDriver/awaitStreamPage(feeds:sources:selection:after:limit:onCallersPool:)``: the
     /// one-statement pages (after a cursor, or page 1), awaited with ``readTimeout``; `nil` when the
     /// page needs the transaction read (``stream(feeds:sources:selection:after:limit:)``).
+    /// The one-statement pages are awaited.
+    public var awaitsStreamPages: Bool { true }
+
     public func awaitStreamPage(
         feeds: [String], sources: [String]?, selection: StreamSelection, after cursor: StreamCursor?, limit: Int,
         onCallersPool: Bool

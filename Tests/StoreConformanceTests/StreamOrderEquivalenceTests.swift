@@ -57,6 +57,8 @@ func expectAwaitedPage(
     _ store: any StoreDriver, feeds: [String], sources: [String]?, selection: StreamSelection = .everything,
     after cursor: StreamCursor?, limit: Int, equals page: StoredStreamPage, _ context: String
 ) async throws -> Bool {
+    // What `feedagg serve` asks before it awaits a page at all.
+    #expect(store.awaitsStreamPages == !(store is FeedStore), "\(context): awaits pages on PostgreSQL only")
     guard
         let awaited = try await store.awaitStreamPage(
             feeds: feeds, sources: sources, selection: selection, after: cursor, limit: limit, onCallersPool: false)
