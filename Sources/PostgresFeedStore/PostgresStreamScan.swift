@@ -223,8 +223,13 @@ struct PostgresStreamScan {
     /// The `WHERE` conditions and the `ORDER BY` of a batch (before any selection's conditions),
     /// given its binds: `$1` the listing; with `after`, the key's (``appendKey(_:pending:to:)``);
     /// with `candidates`, the `tsquery`.
+    ///
+    /// With `boundHidden`, the key's sort key is read through a sub-select, which the planner
+    /// estimates without its value: a prepared statement's custom plans then cost what its generic
+    /// plan does, and PostgreSQL keeps the generic one after its first five executions instead of
+    /// planning each one anew (``OneStatementRows``).
     static func batchText(
-        filtered: Bool, pending: Bool, reverse: Bool, after: Bool, candidates: Bool
+        filtered: Bool, pending: Bool, reverse: Bool, after: Bool, candidates: Bool, boundHidden: Bool = false
     ) -> (conditions: String, order: String) {
         let ascending = reverse ? "DESC" : "ASC"
         var conditions = "NOT staged AND \(filtered ? "feed = ANY($1::text[]) AND " : "")"
@@ -245,8 +250,9 @@ struct PostgresStreamScan {
                 // Forward, the stream runs down the keys; backwards, up. The range condition on its
                 // own lets the planner start the index scan at the key.
                 let (range, strict, comparison) = reverse ? (">=", ">", "<") : ("<=", "<", ">")
+                let bound = boundHidden ? "(SELECT $2::double precision)" : "$2"
                 conditions += """
-                     AND sort_key \(range) $2 AND (sort_key \(strict) $2 OR
+                     AND sort_key \(range) \(bound) AND (sort_key \(strict) \(bound) OR
                         (array_position($1::text[], feed) - 1, feed_position, feed, id) \(comparison)
                         ($3, $4, $5 COLLATE "C", $6 COLLATE "C"))
                     """
