@@ -21,22 +21,14 @@ extension PostgresFeedStore {
         let now = self.now().timeIntervalSince1970
         let host = Self.hostName
         let timeout = claimTimeout
-        // The usual case, a feed with no checkpoint, in one statement (one round trip instead of seven).
+        // The usual case, a feed with no checkpoint, in one statement (one round trip instead of
+        // seven), prepared (``FreshPullStatement``).
         let fresh: Int64? = try statement("begin the pull of feed '\(feed)'") { db in
-            try await db.row(
-                """
-                WITH f AS (
-                    INSERT INTO feed (name, source, config) VALUES (\(feed), \(source), \(config))
-                    ON CONFLICT (name) DO UPDATE SET source = excluded.source, config = COALESCE(excluded.config, feed.config)
-                    RETURNING pulls),
-                c AS (
-                    INSERT INTO pull_checkpoint (feed, owner, owner_host, heartbeat, fingerprint, started_pull, resume, pages,
-                        created_at)
-                    SELECT \(feed), \(owner.description), \(host), \(now), \(fingerprint), f.pulls + 1, NULL, 0, \(now) FROM f
-                    ON CONFLICT (feed) DO NOTHING
-                    RETURNING started_pull)
-                SELECT started_pull FROM c
-                """)?.get("started_pull", Int64.self)
+            try await db.rows(
+                of: FreshPullStatement(
+                    feed: feed, source: source, config: config, owner: owner.description, host: host, now: now,
+                    fingerprint: fingerprint)
+            ).first
         }
         if let fresh {
             return .fresh(PullTicket(feed: feed, source: source, owner: owner, pull: fresh, startedPull: fresh))
@@ -188,27 +180,11 @@ extension PostgresFeedStore {
         let settled = pull.error == nil && !pull.limited
         guard !keepResume, pull.cacheEntries.isEmpty, !(settled && pull.complete), pull.items.isEmpty else { return false }
         let pageCount = settled ? pull.pageCount.map(Int64.init) : nil
+        let finish = UnstagedFinishStatement(
+            feed: pull.feed, now: now, error: pull.error, pages: Int64(pull.stats.pages),
+            requests: Int64(pull.stats.requests), items: Int64(pull.itemCount), settled: settled, pageCount: pageCount)
         return try statement("commit feed '\(pull.feed)'") { db in
-            let row = try await db.row(
-                """
-                WITH s AS (
-                    SELECT EXISTS (SELECT 1 FROM item WHERE feed = \(pull.feed) AND staged)
-                        OR EXISTS (SELECT 1 FROM staged_update WHERE feed = \(pull.feed))
-                        OR EXISTS (SELECT 1 FROM staged_cache WHERE feed = \(pull.feed)) AS staged),
-                u AS (
-                    UPDATE feed SET pulls = pulls + 1, last_attempt_at = \(now), last_error = \(pull.error),
-                        last_pages = \(Int64(pull.stats.pages)), last_requests = \(Int64(pull.stats.requests)),
-                        last_items = \(Int64(pull.itemCount)),
-                        last_success_at = CASE WHEN \(settled) THEN \(now) ELSE last_success_at END,
-                        page_count = COALESCE(\(pageCount), page_count)
-                    WHERE name = \(pull.feed) AND NOT (SELECT staged FROM s)
-                    RETURNING 1),
-                d AS (
-                    DELETE FROM pull_checkpoint WHERE feed = \(pull.feed) AND NOT (SELECT staged FROM s)
-                    RETURNING 1)
-                SELECT staged FROM s
-                """)
-            return try row?.get("staged", Bool.self) == false
+            try await db.rows(of: finish).first == false
         }
     }
 

@@ -211,12 +211,7 @@ enum OneStatementRows: Int, CaseIterable {
     private static func rows<Size, Kind>(of statement: OneStatementPageStatement<Size, Kind>, on db: PostgresConnection)
         async throws -> [PostgresRow]
     {
-        var rows: [PostgresRow] = []
-        rows.reserveCapacity(Size.rows.rawValue)
-        for try await row in try await db.execute(statement, logger: PostgresFeedStore.logger) {
-            rows.append(row)
-        }
-        return rows
+        try await db.rows(of: statement, expecting: Size.rows.rawValue)
     }
 
     /// The statements' texts, by size, built once.
