@@ -325,7 +325,12 @@ final class StreamScan {
         sql += shown.sql
         arguments += shown.arguments
         sql += " ORDER BY sort_key \(reverse ? "ASC" : "DESC")"
-        let rows = try GRDB.Row.fetchCursor(db, sql: sql, arguments: arguments)
+        // A listing's walk (no search, view or rule) has four texts at most (from a cursor or not,
+        // either way): kept prepared on the connection, a page does not compile it again. A
+        // selection's text follows the query's shape, which readers choose: compiled each time,
+        // so that no reader grows the connection's statement cache.
+        let statement = selection.narrows ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
+        let rows = try GRDB.Row.fetchCursor(statement, arguments: arguments)
         var group: [Row] = []
         while let raw = try rows.next() {
             guard let row = try listed(raw) else { continue }
@@ -347,11 +352,12 @@ final class StreamScan {
         let direction = reverse ? "DESC" : "ASC"
         let (from, fromArguments) = source(index: "item_stream_order")
         let shown = shown(after: candidates == nil ? 1 : 2)
-        let statement = try db.cachedStatement(
-            sql: """
-                SELECT \(columns) \(from) AND sort_key IS NULL AND feed = ?\(shown.sql)
-                ORDER BY feed_position \(direction), id \(direction)
-                """)
+        let sql = """
+            SELECT \(columns) \(from) AND sort_key IS NULL AND feed = ?\(shown.sql)
+            ORDER BY feed_position \(direction), id \(direction)
+            """
+        // Kept prepared for a listing only, as in `walkPlaced`.
+        let statement = selection.narrows ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
         for feed in reverse ? listing.ranked.reversed() : listing.ranked {
             if let after, after.pending == 1, let rank = listing.rankByFeed[feed], rank < after.rank { continue }
             let rows = try GRDB.Row.fetchCursor(statement, arguments: fromArguments + [feed] + shown.arguments)
