@@ -181,6 +181,8 @@ extension PostgresStreamScan {
 /// rows hidden behind their carriers.
 enum OneStatementRows: Int, CaseIterable {
     case rows32 = 32
+    /// A page of 50 (the default, and what feed readers ask for) with its slack.
+    case rows56 = 56
     case rows64 = 64
     case rows128 = 128
     case rows256 = 256
@@ -202,6 +204,7 @@ enum OneStatementRows: Int, CaseIterable {
     {
         switch self {
         case .rows32: try await Self.rows(of: OneStatementPageStatement<Rows32, Kind>(binds: binds), on: db)
+        case .rows56: try await Self.rows(of: OneStatementPageStatement<Rows56, Kind>(binds: binds), on: db)
         case .rows64: try await Self.rows(of: OneStatementPageStatement<Rows64, Kind>(binds: binds), on: db)
         case .rows128: try await Self.rows(of: OneStatementPageStatement<Rows128, Kind>(binds: binds), on: db)
         case .rows256: try await Self.rows(of: OneStatementPageStatement<Rows256, Kind>(binds: binds), on: db)
@@ -251,6 +254,7 @@ protocol OneStatementSize: Sendable {
 }
 
 enum Rows32: OneStatementSize { static var rows: OneStatementRows { .rows32 } }
+enum Rows56: OneStatementSize { static var rows: OneStatementRows { .rows56 } }
 enum Rows64: OneStatementSize { static var rows: OneStatementRows { .rows64 } }
 enum Rows128: OneStatementSize { static var rows: OneStatementRows { .rows128 } }
 enum Rows256: OneStatementSize { static var rows: OneStatementRows { .rows256 } }

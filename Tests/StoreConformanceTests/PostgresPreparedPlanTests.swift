@@ -107,7 +107,7 @@
             #expect(store.oneStatementSearchPages.load(ordering: .relaxed) >= 8, "the search's pages were not read in one statement")
             let plans = try Self.plans(store)
             // PostgreSQL plans the first five executions for their binds, then compares.
-            for name in ["feedagg_stream_page_64", "feedagg_search_page_64"] {
+            for name in ["feedagg_stream_page_56", "feedagg_search_page_56"] {
                 let plan = try #require(plans[name], "\(name) not prepared: \(plans.keys.sorted())")
                 #expect(plan.custom <= 5 && plan.generic >= 3, "\(name): custom plans \(plan.custom), generic plans \(plan.generic)")
             }

@@ -95,10 +95,10 @@ struct StreamOrderEquivalenceTests {
             let reference = try oracle(of: store)
             let everything = try reference.computedStream(feeds: feeds, sources: sources, page: 1, perPage: 10_000)
             // Cursor by cursor, at several page sizes.
-            // (PostgreSQL reads a page of every feed in one prepared statement of 32, 64, 128 or 256
-            // rows: these limits use each.)
+            // (PostgreSQL reads a page of every feed in one prepared statement of 32, 56, 64, 128
+            // or 256 rows: these limits use each.)
             var awaited = 0
-            for limit in [1, 3, 7, 50, 120, 200] {
+            for limit in [1, 3, 7, 50, 58, 120, 200] {
                 var cursor: StreamCursor?
                 var steps = 0
                 var walked: [EntryShape] = []
